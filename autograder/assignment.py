@@ -1,0 +1,143 @@
+"""An assignment as data: its reference notebook and its cases.
+
+cases.toml declares each case as a call, its points, whether it is hidden,
+how to compare, and a hint.  The expected values are not typed there: `build`
+computes them from the reference notebook into expected.json.
+"""
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import runtime
+from .calls import Call, CallError, parse_call
+
+
+class AssignmentError(Exception):
+    """An assignment's files are missing or inconsistent."""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    call: Call
+    points: float
+    hidden: bool
+    description: str
+    hint: str
+    compare: str = "equal"
+    options: dict = field(default_factory=dict)
+    timeout: float | None = None
+
+    @property
+    def function(self):
+        return self.call.function
+
+
+@dataclass
+class Assignment:
+    id: str
+    title: str
+    notebook: str
+    cases: list
+    case_timeout: float
+    cell_timeout: float
+    cases_path: Path
+    solution_path: Path
+    student_path: Path
+    expected_path: Path
+    skip_tags: tuple = ("demo", "public-check")
+
+    @property
+    def max_score(self):
+        return round(sum(c.points for c in self.cases), 6)
+
+    @property
+    def public_cases(self):
+        return [c for c in self.cases if not c.hidden]
+
+    @property
+    def hidden_cases(self):
+        return [c for c in self.cases if c.hidden]
+
+    def functions(self):
+        """Tested functions, in order of first appearance."""
+        return list(dict.fromkeys(c.function for c in self.cases))
+
+    def timeout_for(self, case):
+        return case.timeout or self.case_timeout
+
+    def load_expected(self):
+        try:
+            data = json.loads(self.expected_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise AssignmentError(f"{self.expected_path} is missing: run `autograder build`") from None
+        missing = [c.name for c in self.cases if c.name not in data["expected"]]
+        if missing:
+            raise AssignmentError(f"{self.expected_path} is stale (no value for {missing[0]!r}): "
+                                  "run `autograder build`")
+        return data["expected"]
+
+
+def load_assignment(course, assignment_id):
+    folder = course.cases_dir / assignment_id
+    path = folder / "cases.toml"
+    if not path.is_file():
+        known = ", ".join(course.assignment_ids()) or "none"
+        raise AssignmentError(f"no assignment {assignment_id!r} (known: {known})")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise AssignmentError(f"{path}: {error}") from None
+    cases = [_case(raw, path, i) for i, raw in enumerate(data.get("case", []), 1)]
+    assignment = Assignment(
+        id=assignment_id,
+        title=data.get("title", assignment_id),
+        notebook=data.get("notebook", f"{assignment_id}.ipynb"),
+        cases=cases,
+        case_timeout=float(data.get("case_timeout", 5.0)),
+        cell_timeout=float(data.get("cell_timeout", 30.0)),
+        cases_path=path,
+        solution_path=course.root / "solutions" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
+        student_path=course.root / "assignments" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
+        expected_path=folder / "expected.json",
+    )
+    _validate(assignment, course)
+    return assignment
+
+
+def _case(raw, path, number):
+    where = f"{path}, case {number}"
+    try:
+        call = parse_call(raw["call"])
+        points = float(raw["points"])
+    except KeyError as error:
+        raise AssignmentError(f"{where}: missing {error.args[0]!r}") from None
+    except CallError as error:
+        raise AssignmentError(f"{where}: {error}") from None
+    hidden = bool(raw.get("hidden", False))
+    description = raw.get("description", "")
+    if hidden and not description:
+        # A hidden case is shown to students by its description alone.
+        raise AssignmentError(f"{where}: a hidden case needs a description")
+    how = raw.get("compare", "equal")
+    if how not in runtime.COMPARISONS:
+        raise AssignmentError(f"{where}: compare = {how!r} is not one of {sorted(runtime.COMPARISONS)}")
+    return Case(
+        name=raw.get("name") or (f"hidden: {description}" if hidden else call.text),
+        call=call, points=points, hidden=hidden, description=description,
+        hint=raw.get("hint", ""), compare=how, options=raw.get("options", {}),
+        timeout=raw.get("timeout"),
+    )
+
+
+def _validate(assignment, course):
+    names = [c.name for c in assignment.cases]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise AssignmentError(f"{assignment.cases_path}: case names repeat: {duplicates}")
+    if abs(assignment.max_score - course.points_per_assignment) > 1e-9:
+        raise AssignmentError(
+            f"{assignment.cases_path}: cases add up to {assignment.max_score:g} points, "
+            f"the course gives {course.points_per_assignment:g} per assignment")
