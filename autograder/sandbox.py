@@ -56,7 +56,7 @@ class Worker:
             "LANG": "C.UTF-8",
         }
         self.process = subprocess.Popen(
-            [sys.executable, "-I", str(self.folder / "worker.py"), str(request_read), str(reply_write)],
+            [sys.executable, "-I", "-B", str(self.folder / "worker.py"), str(request_read), str(reply_write)],
             pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=home, env=env,
             start_new_session=True, preexec_fn=self._limit_resources,

@@ -1,0 +1,215 @@
+"""Write the example class for n-queens: synthetic hand-ins with typical mistakes.
+
+Each student starts from the generated student notebook and fills in its
+cells the way a real student might.  Run from the repository root:
+
+    .venv/bin/python examples/n-queens/make_submissions.py
+
+expected_scores.csv beside this file holds the score each one should get,
+worked out by hand from the cases (see the comments below), not copied from
+the grader's output.
+"""
+
+import copy
+import json
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDENT = ROOT / "assignments" / "n-queens" / "n-queens.ipynb"
+REFERENCE = ROOT / "solutions" / "n-queens" / "n-queens.ipynb"
+OUT = Path(__file__).parent / "submissions"
+
+
+def solved(source):
+    """A reference cell as a student who solved it would hand it in."""
+    return (source.replace("### BEGIN SOLUTION", "### BEGIN YOUR CODE")
+            .replace("### END SOLUTION", "### END YOUR CODE"))
+
+
+def reference_cells():
+    notebook = nbformat.read(REFERENCE, as_version=4)
+    return {c.id: solved(c.source) for c in notebook.cells if c.cell_type == "code"}
+
+
+REF = reference_cells()
+CORRECT = {key: REF[key] for key in ("get-n", "board2str", "is-solved")}
+
+IS_SOLVED_R_MINUS_C_ONLY = '''
+def is_solved(pos):
+    n = get_n(pos)
+    rows = [int(r) for r in pos]
+    ### BEGIN YOUR CODE
+    if sorted(rows) != list(range(n)):
+        return False
+    ### END YOUR CODE
+    ### BEGIN YOUR CODE
+    if len({r - c for c, r in enumerate(rows)}) < n:
+        return False
+    ### END YOUR CODE
+    return True
+'''
+
+IS_SOLVED_NO_ROW_CHECK = '''
+def is_solved(pos):
+    n = get_n(pos)
+    rows = [int(r) for r in pos]
+    ### BEGIN YOUR CODE
+    pass  # every column has one queen already, so nothing to check here
+    ### END YOUR CODE
+    ### BEGIN YOUR CODE
+    if len({r - c for c, r in enumerate(rows)}) < n:
+        return False
+    if len({r + c for c, r in enumerate(rows)}) < n:
+        return False
+    ### END YOUR CODE
+    return True
+'''
+
+IS_SOLVED_INTS = '''
+def is_solved(pos):
+    n = get_n(pos)
+    rows = [int(r) for r in pos]
+    ### BEGIN YOUR CODE
+    if sorted(rows) != list(range(n)):
+        return 0
+    ### END YOUR CODE
+    ### BEGIN YOUR CODE
+    if len({r - c for c, r in enumerate(rows)}) < n or len({r + c for c, r in enumerate(rows)}) < n:
+        return 0
+    ### END YOUR CODE
+    return 1
+'''
+
+IS_SOLVED_NUMPY = '''
+def is_solved(pos):
+    n = get_n(pos)
+    pos = np.asarray(pos)
+    ### BEGIN YOUR CODE
+    rows_ok = np.array_equal(np.sort(pos), np.arange(n))
+    ### END YOUR CODE
+    ### BEGIN YOUR CODE
+    diagonals_ok = len(np.unique(np.arange(n) - pos)) == n and len(np.unique(np.arange(n) + pos)) == n
+    ### END YOUR CODE
+    return rows_ok & diagonals_ok   # a numpy bool, which counts as True / False
+'''
+
+IS_SOLVED_LIST_ONLY = '''
+def is_solved(pos):
+    n = get_n(pos)
+    rows = pos + []   # a copy; fine for a list, an error for a tuple or a numpy array
+    ### BEGIN YOUR CODE
+    if sorted(rows) != list(range(n)):
+        return False
+    ### END YOUR CODE
+    ### BEGIN YOUR CODE
+    for c in range(n):
+        for d in range(c + 1, n):
+            if abs(rows[c] - rows[d]) == d - c:
+                return False
+    ### END YOUR CODE
+    return True
+'''
+
+IS_SOLVED_LOOPS_FOREVER = '''
+def is_solved(pos):
+    n = get_n(pos)
+    rows = [int(r) for r in pos]
+    ### BEGIN YOUR CODE
+    if sorted(rows) != list(range(n)):
+        return False
+    ### END YOUR CODE
+    ### BEGIN YOUR CODE
+    c = 0
+    while c < n:
+        for d in range(c + 1, n):
+            if abs(rows[c] - rows[d]) == d - c:
+                return False
+        # forgot: c += 1, so a real solution never gets out of this loop
+    ### END YOUR CODE
+    return True
+'''
+
+BOARD2STR_TRAILING_NEWLINE = REF["board2str"].replace(
+    "return '\\n'.join(board)", "return '\\n'.join(board) + '\\n'")
+BOARD2STR_SEED_TYPO = REF["board2str"].replace("board.append(str(r) + row2str(c))",
+                                               "board.append(str(r) + row2st(c))")
+GET_N_OFF_BY_ONE = REF["get-n"].replace("return len(pos)", "return len(pos) - 1")
+CHATTY = {key: source.replace("    n = get_n(pos)\n", "    n = get_n(pos)\n    print('checking', pos)\n"
+                              "    import sys; print('debug: n =', n, file=sys.stderr)\n")
+          for key, source in CORRECT.items()}
+
+# student -> (cell replacements, extra edits); comments give the expected score.
+STUDENTS = {
+    # everything right: 5
+    "alice": (CORRECT, None),
+    # get_n one short: every case breaks except the two False ones and
+    # count_solutions(2), (3) whose answer is 0 anyway: 0.75 + 0.25 + 0.25 + 0.1 + 0.1 = 1.45
+    "bob": ({**CORRECT, "get-n": GET_N_OFF_BY_ONE}, None),
+    # board2str adds a newline at the end: loses 2 x 0.25 public + 2 x 0.1 hidden: 4.3
+    "carol": ({**CORRECT, "board2str": BOARD2STR_TRAILING_NEWLINE}, None),
+    # checks r - c only: every count but n = 1 is wrong ([1, 0] passes for n = 2),
+    # and the anti-diagonal hidden case fails: 5 - 7 x 0.25 - 0.1 = 3.15
+    "dave": ({**CORRECT, "is-solved": IS_SOLVED_R_MINUS_C_ONLY}, None),
+    # no row check: permutations are still judged right, only the repeated-row hidden case fails: 4.9
+    "erin": ({**CORRECT, "is-solved": IS_SOLVED_NO_ROW_CHECK}, None),
+    # returns 1 / 0: the is_solved cases fail (2 x 0.75 + 6 x 0.1), counts still right: 2.9
+    "frank": ({**CORRECT, "is-solved": IS_SOLVED_INTS}, None),
+    # right, but prints to stdout and stderr all the time: 5
+    "grace": (CHATTY, None),
+    # imports a helper that does not exist, so sympy's multiset_permutations is never
+    # imported: get_solutions fails, so count_solutions(1..8) earn nothing: 5 - 2 = 3
+    "heidi": (CORRECT, "bad-import"),
+    # is_solved never returns once no adjacent pair is on a diagonal: the True cases
+    # and every count but n = 2 time out.  Left: get_n 0.2, board2str 0.5 + 0.2 hidden,
+    # range(15) 0.75, count_solutions(2) 0.25, the two False hidden cases 0.2: 2.1
+    "ivan": ({**CORRECT, "is-solved": IS_SOLVED_LOOPS_FOREVER}, None),
+    # the untouched student notebook: 0
+    "judy": ({}, None),
+    # the original notebook's row2st typo: both board2str public and both hidden cases fail: 4.3
+    "mallory": ({**CORRECT, "board2str": BOARD2STR_SEED_TYPO}, None),
+    # numpy all the way, returns numpy bools: 5
+    "niaj": ({**CORRECT, "is-solved": IS_SOLVED_NUMPY}, None),
+    # works for lists only: the tuple and numpy array hidden cases fail: 4.8
+    "olivia": ({**CORRECT, "is-solved": IS_SOLVED_LIST_ONLY}, None),
+    # a demo cell of her own that loops forever at top level, functions right: 5
+    "peggy": (CORRECT, "top-level-loop"),
+}
+
+
+def write_notebook(student, replacements, extra):
+    notebook = copy.deepcopy(nbformat.read(STUDENT, as_version=4))
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.id in replacements:
+            cell.source = replacements[cell.id].strip("\n")
+    if extra == "bad-import":
+        imports = next(c for c in notebook.cells if c.id == "imports")
+        imports.source = "import numpy as np\nimport nqueens_helpers  # a file she forgot to upload\n" \
+                         "from sympy.utilities.iterables import multiset_permutations"
+    if extra == "top-level-loop":
+        cell = nbformat.v4.new_code_cell("# watch the solver forever\nwhile True:\n    pass")
+        cell.id = "peggy-loop"
+        notebook.cells.append(cell)
+    nbformat.validate(notebook)
+    nbformat.write(notebook, OUT / f"{student}.ipynb")
+
+
+def main():
+    OUT.mkdir(exist_ok=True)
+    for student, (replacements, extra) in STUDENTS.items():
+        write_notebook(student, replacements, extra)
+    # Broken hand-ins: not JSON, and empty.
+    (OUT / "trent.ipynb").write_text('{"cells": [ this is not json', encoding="utf-8")
+    (OUT / "victor.ipynb").write_text("", encoding="utf-8")
+    # A plain script hand-in with "# %%" cells.
+    script = "# %%\nimport numpy as np\nfrom sympy.utilities.iterables import multiset_permutations\n"
+    for key in ("get-n", "board2str", "is-solved"):
+        script += "\n# %%\n" + CORRECT[key].strip("\n") + "\n"
+    script += "\n# %%\n" + REF["get-solutions"] + "\n\n# %%\n" + REF["count-solutions"] + "\n"
+    (OUT / "walter.py").write_text(script, encoding="utf-8")
+    print(json.dumps(sorted(p.name for p in OUT.iterdir())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""`autograder grade` on the example class, the reference and the untouched notebook."""
+
+import csv
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from autograder.cli import main
+from autograder.grading import grade
+from conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "n-queens"
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    out = tmp_path_factory.mktemp("grades")
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(out), str(EXAMPLES / "submissions")])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_example_class_gets_its_expected_scores(graded_class):
+    rows = {r["student"]: r for r in read_csv(graded_class / "grades.csv")}
+    expected = read_csv(EXAMPLES / "expected_scores.csv")
+    assert len(expected) >= 12
+    assert sorted(rows) == sorted(e["student"] for e in expected)
+    for e in expected:
+        row = rows[e["student"]]
+        assert (float(row["score"]), row["status"]) == (float(e["score"]), e["status"]), e["student"]
+        assert row["assignment"] == "n-queens" and row["max_score"] == "5"
+
+
+def test_grades_csv_has_the_contract_columns(graded_class):
+    with open(graded_class / "grades.csv", encoding="utf-8") as handle:
+        header = handle.readline().strip().split(",")
+    assert header[:5] == ["student", "assignment", "score", "max_score", "status"]
+
+
+def test_reference_scores_full_marks(nqueens, nqueens_expected):
+    result = grade(nqueens, nqueens_expected, "reference", nqueens.solution_path)
+    assert (result.score, result.status) == (5.0, "graded")
+    assert all(c.status == "passed" for c in result.cases)
+
+
+def test_untouched_student_notebook_scores_zero(nqueens, nqueens_expected):
+    result = grade(nqueens, nqueens_expected, "nobody", nqueens.student_path)
+    assert result.score == 0
+    assert {c.status for c in result.cases} == {"error"}
+    assert all("NotImplementedError" in c.message for c in result.cases)
+
+
+def test_the_untouched_example_is_the_current_student_notebook(nqueens):
+    # judy hands in what she was given; if the student notebook changes, regenerate
+    # the examples with examples/n-queens/make_submissions.py.
+    assert (EXAMPLES / "submissions" / "judy.ipynb").read_text() == nqueens.student_path.read_text()
+
+
+def test_a_renamed_file_grades_as_its_new_name(tmp_path, nqueens):
+    shutil.copy(EXAMPLES / "submissions" / "alice.ipynb", tmp_path / "Copy of n-queens.ipynb")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(out), str(tmp_path / "Copy of n-queens.ipynb")])
+    assert result.exit_code == 0, result.output
+    [row] = read_csv(out / "grades.csv")
+    assert (row["student"], row["score"]) == ("Copy of n-queens", "5")
+
+
+def test_missing_path_is_a_one_line_error(tmp_path):
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(tmp_path), str(tmp_path / "nope.ipynb")])
+    assert result.exit_code == 1
+    assert result.output.strip().endswith("nope.ipynb: no such file or folder")

@@ -1,0 +1,36 @@
+"""public_rubric.xlsx read back with openpyxl."""
+
+from openpyxl import load_workbook
+
+from autograder.course import load_course
+
+
+def test_rubric_has_exactly_the_public_cases(course, nqueens, nqueens_expected):
+    book = load_workbook(course.root / "public_rubric.xlsx")
+    assert book.sheetnames == course.assignment_ids()
+    rows = list(book["n-queens"].iter_rows(values_only=True))
+    header, body, hidden, total = rows[0], rows[1:-2], rows[-2], rows[-1]
+    assert header == ("Function", "Arguments", "Expected value", "Points")
+
+    public = nqueens.public_cases
+    assert [(r[0], r[0] + r[1]) for r in body] == [(c.function, c.call.text) for c in public]
+    assert [r[3] for r in body] == [c.points for c in public]
+    assert round(sum(r[3] for r in body), 6) == 4.2
+
+    assert body[0][2] == 7                       # get_n: a number stays a number
+    assert body[1][2] is True and body[2][2] is False
+    assert body[4][2] == nqueens_expected["board2str([0, 4, 7, 5, 2, 6, 1, 3])"]
+
+    assert hidden[0] == "hidden cases"
+    assert hidden[1] == "8 cases, not shown"
+    assert hidden[2] in (None, "") and hidden[3] == 0.8
+    assert total[0] == "Total" and total[3] == 5
+
+
+def test_rubric_never_shows_hidden_inputs(course, nqueens):
+    book = load_workbook(course.root / "public_rubric.xlsx")
+    text = "\n".join(str(v) for sheet in book.worksheets for row in sheet.iter_rows(values_only=True)
+                     for v in row if v is not None)
+    for case in nqueens.hidden_cases:
+        assert case.call.text not in text
+        assert case.call.text[len(case.function):] not in text
