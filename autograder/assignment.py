@@ -124,10 +124,19 @@ def _case(raw, path, number):
     how = raw.get("compare", "equal")
     if how not in runtime.COMPARISONS:
         raise AssignmentError(f"{where}: compare = {how!r} is not one of {sorted(runtime.COMPARISONS)}")
+    options = raw.get("options", {})
+    if how == "faster_than":
+        try:
+            parse_call(options["baseline"])
+        except KeyError:
+            raise AssignmentError(f"{where}: compare = 'faster_than' needs options.baseline, "
+                                  "a call to time against") from None
+        except CallError as error:
+            raise AssignmentError(f"{where}: options.baseline: {error}") from None
     return Case(
         name=raw.get("name") or (f"hidden: {description}" if hidden else call.text),
         call=call, points=points, hidden=hidden, description=description,
-        hint=raw.get("hint", ""), compare=how, options=raw.get("options", {}),
+        hint=raw.get("hint", ""), compare=how, options=options,
         timeout=raw.get("timeout"),
     )
 

@@ -6,7 +6,7 @@ expected value is exactly what a correct submission returns.
 
 import json
 
-from . import grading
+from . import baselines, grading, runtime
 from .errors import BuildError
 from .student_notebook import executable_reference
 
@@ -22,6 +22,12 @@ def compute_expected(assignment, reference):
             raise BuildError(f"{assignment.solution_path}: the reference fails case {case.call.text!r}: "
                              f"{result.status}: {result.message}")
         expected[case.name] = result.value
+    yardsticks = baselines.baseline_seconds(assignment)
+    for case, result in zip(assignment.cases, outcome.calls):
+        if case.name in yardsticks and not runtime.timed_well(result.seconds, yardsticks[case.name], case.options):
+            raise BuildError(f"{assignment.solution_path}: the reference itself is too slow for "
+                             f"{case.call.text!r}: {result.seconds:.3g} s against "
+                             f"{yardsticks[case.name]:.3g} s for {case.options['baseline']}")
     return expected
 
 

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import runner, scoring
+from . import baselines, runner, scoring
 from .sandbox import Limits
 from .submission import SubmissionError, read_cells
 
@@ -30,7 +30,8 @@ def grade(assignment, expected, student, path, limits=Limits()):
         return SubmissionResult(score=0.0, status=error.status, message=str(error), **base)
     sources = [c.source for c in cells if not set(c.tags) & set(assignment.skip_tags)]
     outcome = run_cases(assignment, sources, limits)
-    results = [scoring.score_case(case, expected[case.name], result)
+    yardsticks = baselines.baseline_seconds(assignment)
+    results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
                for case, result in zip(assignment.cases, outcome.calls)]
     return SubmissionResult(score=scoring.total(results), status="graded", cases=results,
                             cell_errors=outcome.cell_errors, **base)
@@ -38,6 +39,6 @@ def grade(assignment, expected, student, path, limits=Limits()):
 
 def run_cases(assignment, sources, limits=Limits()):
     """Run the code, then every case's call; used for grading and for build."""
-    calls = [case.call.encoded() for case in assignment.cases]
+    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in assignment.cases]
     timeouts = [assignment.timeout_for(case) for case in assignment.cases]
     return runner.run(sources, calls, timeouts, assignment.cell_timeout, limits)

@@ -11,7 +11,9 @@ nothing installed.  It must therefore import only the standard library
 import contextlib
 import math
 import sys
+import time
 import traceback
+import types
 
 # Tagged JSON forms for what plain JSON cannot say.
 OPAQUE = "__opaque__"      # an object we refuse to compare (custom class, subclass, ...)
@@ -49,6 +51,15 @@ def to_plain(value, _depth=0, _budget=None):
         return value if len(value) <= MAX_STR else {TOO_BIG: True}
     if kind is list or kind is tuple:
         return [to_plain(item, _depth + 1, budget) for item in value]
+    if kind is types.GeneratorType:
+        # A generator counts as the list of what it yields, read after it is done
+        # (so one that keeps yielding the same mutable list shows that bug).
+        items = []
+        for item in value:
+            items.append(item)
+            if len(items) > MAX_ITEMS:
+                return {TOO_BIG: True}
+        return to_plain(items, _depth, budget)
     if kind is dict:
         return {DICT: [[to_plain(k, _depth + 1, budget), to_plain(v, _depth + 1, budget)]
                        for k, v in value.items()]}
@@ -119,7 +130,27 @@ COMPARISONS = {
     "approx": lambda expected, received, options: _equal(
         expected, received, options.get("rel_tol", 1e-9)),
     "same_items": lambda expected, received, options: _same_items(expected, received),
+    # The value must be right AND the call at least options["speedup"] times
+    # faster than options["baseline"]; the timing part is judged where the
+    # call was timed (see timed_well).
+    "faster_than": lambda expected, received, options: _equal(expected, received),
 }
+
+
+def timed_well(seconds, baseline_seconds, options):
+    """For faster_than: is `seconds` at least `speedup` times below the baseline's?"""
+    return seconds * options.get("speedup", 1) <= baseline_seconds
+
+
+def best_time(function, repeat):
+    """(value, fastest wall time in seconds) over `repeat` calls."""
+    best = None
+    for _ in range(max(1, repeat)):
+        started = time.perf_counter()
+        value = function()
+        seconds = time.perf_counter() - started
+        best = seconds if best is None else min(best, seconds)
+    return value, best
 
 
 def compare(expected, received, how="equal", options=None):
@@ -176,17 +207,28 @@ def run_checks(cases, namespace=None):
     earned = total = 0.0
     for case in cases:
         total += case["points"]
+        how, options = case.get("compare", "equal"), case.get("options") or {}
+        timing = ""
         try:
-            received = to_plain(eval(case["call"], namespace))  # noqa: S307 - the student's own notebook
-            error = None
-        except Exception as exc:  # noqa: BLE001
+            value, seconds = best_time(lambda: to_plain(eval(case["call"], namespace)),  # noqa: S307
+                                       options.get("repeat", 1))
+            received, error = value, None
+            if how == "faster_than":
+                _, baseline = best_time(lambda: eval(options["baseline"], namespace),  # noqa: S307
+                                        options.get("repeat", 1))
+                timing = (f"{seconds:.3g} s vs {baseline:.3g} s for {options['baseline']} "
+                          f"(needs {options.get('speedup', 1):g}x faster)")
+                if not timed_well(seconds, baseline, options):
+                    error = "correct but too slow: " + timing
+        except Exception as exc:  # noqa: BLE001 - a check reports, it does not raise
             received, error = None, f"{type(exc).__name__}: {exc}"
-        passed = error is None and compare(case["expected"], received,
-                                           case.get("compare", "equal"), case.get("options"))
+        passed = error is None and compare(case["expected"], received, how, options)
         earned += case["points"] if passed else 0
         print(f"{'✓ pass' if passed else '✗ FAIL'}  {case['call']}   ({case['points']:g} pt)")
         print(f"    expected: {_indent(show(case['expected']))}")
         print(f"    received: {_indent(error or show(received))}")
+        if timing and passed:
+            print(f"    time: {timing}")
         if not passed and case.get("hint"):
             print(f"    hint: {case['hint']}")
     print(f"{earned:g} / {total:g} points from these public checks")

@@ -23,14 +23,21 @@ class CaseResult:
     seconds: float
 
 
-def score_case(case, expected, outcome):
+def score_case(case, expected, outcome, baseline_seconds=None):
+    """`baseline_seconds` is the yardstick of a faster_than case (see baselines.py)."""
     earned, status, message, received = 0.0, outcome.status, outcome.message, ""
     if outcome.status == "ok":
         received = runtime.show(outcome.value)
-        if runtime.compare(expected, outcome.value, case.compare, case.options):
-            earned, status = case.points, "passed"
-        else:
+        if not runtime.compare(expected, outcome.value, case.compare, case.options):
             status, message = "failed", _why(expected, outcome.value)
+        elif baseline_seconds is not None and not runtime.timed_well(
+                outcome.seconds, baseline_seconds, case.options):
+            status = "failed"
+            message = (f"right answer, but it took {outcome.seconds:.3g} s; it must be at least "
+                       f"{case.options.get('speedup', 1):g} times faster than "
+                       f"{case.options['baseline']} ({baseline_seconds:.3g} s)")
+        else:
+            earned, status = case.points, "passed"
     return CaseResult(
         name=case.name, function=case.function, hidden=case.hidden, points=earned,
         max_points=case.points, status=status, message=message, received=received,

@@ -100,3 +100,21 @@ def test_run_checks_reports_instead_of_raising(capsys):
     assert "hint: try harder" in out
     assert "✓ pass  len([1, 2])" in out
     assert "0.25 / 0.75 points" in out
+
+
+def test_a_generator_counts_as_the_list_it_yields():
+    def copies():
+        board = [0, 0]
+        for row in range(2):
+            board[0] = row
+            yield list(board)
+
+    def aliases():  # the CPython test-suite conjoin bug: the same list yielded each time
+        board = [0, 0]
+        for row in range(2):
+            board[0] = row
+            yield board
+
+    assert to_plain(copies()) == [[0, 0], [1, 0]]
+    assert to_plain(aliases()) == [[1, 0], [1, 0]]
+    assert not passes([[0, 0], [1, 0]], aliases())

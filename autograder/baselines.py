@@ -1,0 +1,45 @@
+"""Time the baselines of speed cases ("faster_than") in a clean worker.
+
+The baseline runs in a worker that has executed the reference notebook and
+nothing else, so a submission cannot slow its own yardstick down (by patching
+builtins, say).  Times are taken by the grader around each request, once per
+grading process, on the same machine as the submissions' calls.
+"""
+
+from . import runner
+from .assignment import AssignmentError
+from .calls import parse_call
+from .student_notebook import executable_reference, read_reference
+
+_measured = {}
+
+
+def speed_cases(assignment):
+    return [c for c in assignment.cases if c.compare == "faster_than"]
+
+
+def baseline_seconds(assignment):
+    """{case name: fastest baseline time in seconds} for the assignment's speed cases."""
+    cases = speed_cases(assignment)
+    if not cases:
+        return {}
+    if assignment.id not in _measured:
+        _measured[assignment.id] = _measure(assignment, cases)
+    return _measured[assignment.id]
+
+
+def _measure(assignment, cases):
+    notebook = executable_reference(read_reference(assignment), assignment)
+    cells = [c.source for c in notebook.cells
+             if c.cell_type == "code" and not set(c.metadata.get("tags", [])) & set(assignment.skip_tags)]
+    calls = [{**parse_call(c.options["baseline"]).encoded(), "repeat": c.options.get("repeat", 1)}
+             for c in cases]
+    timeouts = [10 * assignment.timeout_for(c) for c in cases]
+    outcome = runner.run(cells, calls, timeouts, assignment.cell_timeout)
+    times = {}
+    for case, result in zip(cases, outcome.calls):
+        if result.status != "ok":
+            raise AssignmentError(f"{assignment.id}: the baseline {case.options['baseline']!r} of "
+                                  f"{case.name!r} fails in the reference: {result.message}")
+        times[case.name] = result.seconds
+    return times
