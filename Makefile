@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STUDENT_VENV := .venv-student
 DEMO_OUT := build/demo
 
-.PHONY: install demo test build check clean
+.PHONY: install demo test build check examples clean
 
 install: $(VENV)/.installed
 
@@ -32,6 +32,10 @@ build: install
 
 check: install
 	$(BIN)/autograder build --check
+
+# Regenerate the example classes after a student notebook changes.
+examples: install
+	for script in examples/*/make_submissions.py; do $(BIN)/python $$script; done
 
 clean:
 	rm -rf $(VENV) $(STUDENT_VENV) build
