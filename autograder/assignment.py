@@ -35,6 +35,14 @@ class Case:
         return self.call.function
 
 
+@dataclass(frozen=True)
+class Settings:
+    """Time limits for grading one hand-in (seconds)."""
+    case_timeout: float
+    cell_timeout: float
+    budget: float
+
+
 @dataclass
 class Assignment:
     id: str
@@ -43,6 +51,7 @@ class Assignment:
     cases: list
     case_timeout: float
     cell_timeout: float
+    budget: float
     cases_path: Path
     solution_path: Path
     student_path: Path
@@ -65,8 +74,10 @@ class Assignment:
         """Tested functions, in order of first appearance."""
         return list(dict.fromkeys(c.function for c in self.cases))
 
-    def timeout_for(self, case):
-        return case.timeout or self.case_timeout
+    def settings(self, case_timeout=None, budget=None):
+        """The assignment's time limits, with command-line overrides."""
+        return Settings(case_timeout=case_timeout or self.case_timeout, cell_timeout=self.cell_timeout,
+                        budget=budget or self.budget)
 
     def load_expected(self):
         try:
@@ -98,6 +109,7 @@ def load_assignment(course, assignment_id):
         cases=cases,
         case_timeout=float(data.get("case_timeout", 5.0)),
         cell_timeout=float(data.get("cell_timeout", 30.0)),
+        budget=float(data.get("submission_timeout", 300.0)),
         cases_path=path,
         solution_path=course.root / "solutions" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         student_path=course.root / "assignments" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),

@@ -6,36 +6,40 @@ builtins, say).  Times are taken by the grader around each request, once per
 grading process, on the same machine as the submissions' calls.
 """
 
+import threading
+
 from . import runner
 from .assignment import AssignmentError
 from .calls import parse_call
 from .student_notebook import executable_reference, read_reference
 
 _measured = {}
+_lock = threading.Lock()
 
 
 def speed_cases(assignment):
     return [c for c in assignment.cases if c.compare == "faster_than"]
 
 
-def baseline_seconds(assignment):
+def baseline_seconds(assignment, sandbox, slot=0):
     """{case name: fastest baseline time in seconds} for the assignment's speed cases."""
     cases = speed_cases(assignment)
     if not cases:
         return {}
-    if assignment.id not in _measured:
-        _measured[assignment.id] = _measure(assignment, cases)
-    return _measured[assignment.id]
+    with _lock:
+        if assignment.id not in _measured:
+            _measured[assignment.id] = _measure(assignment, cases, sandbox, slot)
+        return _measured[assignment.id]
 
 
-def _measure(assignment, cases):
+def _measure(assignment, cases, sandbox, slot):
     notebook = executable_reference(read_reference(assignment), assignment)
     cells = [c.source for c in notebook.cells
              if c.cell_type == "code" and not set(c.metadata.get("tags", [])) & set(assignment.skip_tags)]
     calls = [{**parse_call(c.options["baseline"]).encoded(), "repeat": c.options.get("repeat", 1)}
              for c in cases]
-    timeouts = [10 * assignment.timeout_for(c) for c in cases]
-    outcome = runner.run(cells, calls, timeouts, assignment.cell_timeout)
+    timeouts = [10 * (c.timeout or assignment.case_timeout) for c in cases]
+    outcome = runner.run(sandbox, slot, cells, calls, timeouts, assignment.cell_timeout, assignment.budget)
     times = {}
     for case, result in zip(cases, outcome.calls):
         if result.status != "ok":

@@ -7,13 +7,15 @@ expected value is exactly what a correct submission returns.
 import json
 
 from . import baselines, grading, runtime
+from .sandbox import shared_sandbox
 from .errors import BuildError
 from .student_notebook import executable_reference
 
 
 def compute_expected(assignment, reference):
     cells = [c.source for c in executable_reference(reference, assignment).cells if c.cell_type == "code"]
-    outcome = grading.run_cases(assignment, cells)
+    sandbox = shared_sandbox()
+    outcome = grading.run_cases(assignment, cells, sandbox)
     for index, message in outcome.cell_errors:
         raise BuildError(f"{assignment.solution_path}: code cell {index + 1} fails: {message}")
     expected = {}
@@ -22,7 +24,7 @@ def compute_expected(assignment, reference):
             raise BuildError(f"{assignment.solution_path}: the reference fails case {case.call.text!r}: "
                              f"{result.status}: {result.message}")
         expected[case.name] = result.value
-    yardsticks = baselines.baseline_seconds(assignment)
+    yardsticks = baselines.baseline_seconds(assignment, sandbox)
     for case, result in zip(assignment.cases, outcome.calls):
         if case.name in yardsticks and not runtime.timed_well(result.seconds, yardsticks[case.name], case.options):
             raise BuildError(f"{assignment.solution_path}: the reference itself is too slow for "

@@ -1,11 +1,15 @@
-"""Grade one submission: read it, run it in a sandbox, score every case."""
+"""Grade one hand-in: read it, run it in a sandbox, score every case."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import baselines, runner, scoring
-from .sandbox import Limits
+from .sandbox import shared_sandbox
 from .submission import SubmissionError, read_cells
+
+# A hand-in's status says why it did not run to a verdict on every case; the
+# first that applies wins.  Cell problems alone (a demo that loops) leave it "graded".
+_STATUS_ORDER = ("memory", "timeout", "crashed")
 
 
 @dataclass
@@ -19,9 +23,12 @@ class SubmissionResult:
     message: str = ""
     cases: list = field(default_factory=list)
     cell_errors: list = field(default_factory=list)
+    seconds: float = 0.0
 
 
-def grade(assignment, expected, student, path, limits=Limits()):
+def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None):
+    """Grade the file at `path` for `student`; never raises for anything the file does."""
+    settings = settings or assignment.settings()
     path = Path(path)
     base = dict(student=student, assignment=assignment.id, path=str(path), max_score=assignment.max_score)
     try:
@@ -29,16 +36,34 @@ def grade(assignment, expected, student, path, limits=Limits()):
     except SubmissionError as error:
         return SubmissionResult(score=0.0, status=error.status, message=str(error), **base)
     sources = [c.source for c in cells if not set(c.tags) & set(assignment.skip_tags)]
-    outcome = run_cases(assignment, sources, limits)
-    yardsticks = baselines.baseline_seconds(assignment)
+    sandbox = sandbox or shared_sandbox()
+    outcome = run_cases(assignment, sources, sandbox, slot, settings)
+    yardsticks = baselines.baseline_seconds(assignment, sandbox, slot)
     results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
                for case, result in zip(assignment.cases, outcome.calls)]
-    return SubmissionResult(score=scoring.total(results), status="graded", cases=results,
-                            cell_errors=outcome.cell_errors, **base)
+    status, message = _status(results, outcome)
+    return SubmissionResult(score=scoring.total(results), status=status, message=message, cases=results,
+                            cell_errors=outcome.cell_errors, seconds=round(outcome.seconds, 4), **base)
 
 
-def run_cases(assignment, sources, limits=Limits()):
+def run_cases(assignment, sources, sandbox, slot=0, settings=None):
     """Run the code, then every case's call; used for grading and for build."""
+    settings = settings or assignment.settings()
     calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in assignment.cases]
-    timeouts = [assignment.timeout_for(case) for case in assignment.cases]
-    return runner.run(sources, calls, timeouts, assignment.cell_timeout, limits)
+    timeouts = [case.timeout or settings.case_timeout for case in assignment.cases]
+    return runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.budget)
+
+
+def _status(results, outcome):
+    counts = {}
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    notes = []
+    if outcome.cell_errors:
+        notes.append(f"{len(outcome.cell_errors)} notebook cell(s) raised an error or were stopped")
+    for status in _STATUS_ORDER:
+        if counts.get(status):
+            label = {"memory": "ran out of memory", "timeout": "ran out of time",
+                     "crashed": "crashed the Python process"}[status]
+            return status, "; ".join([f"{counts[status]} case(s) {label}", *notes])
+    return "graded", "; ".join(notes)

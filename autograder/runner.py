@@ -4,13 +4,14 @@ Cells run top to bottom with errors allowed, as "Run all" would with
 `allow_errors`.  A cell or call that runs past its time limit is interrupted;
 if the worker will not yield, or dies, a fresh worker re-runs the cells,
 skipping the ones that hung or killed it, and grading goes on with the next
-call.  Outcomes are plain data; nothing here knows expected values.
+call.  A whole hand-in also has a time budget.  Outcomes are plain data;
+nothing here knows expected values.
 """
 
 import time
 from dataclasses import dataclass, field
 
-from .sandbox import Limits, Worker, WorkerDied, WorkerTimeout
+from .sandbox import WorkerDied, WorkerTimeout
 
 MAX_RESTARTS = 3
 
@@ -27,32 +28,42 @@ class CallOutcome:
 @dataclass
 class RunOutcome:
     calls: list
-    cell_errors: list = field(default_factory=list)   # (cell index, message)
+    cell_errors: list = field(default_factory=list)    # (cell index, message)
     cells_skipped: list = field(default_factory=list)  # cells that hung or killed the worker
     restarts: int = 0
+    seconds: float = 0.0
 
 
-def run(cells, calls, timeouts, cell_timeout=30.0, limits=Limits()):
-    """Execute `cells` (source strings), then each encoded call with its time limit."""
+def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0):
+    """Execute `cells` (source strings), then each encoded call with its time limit.
+
+    `budget` caps the whole run; calls left when it is spent are not run.
+    """
+    started = time.monotonic()
+    deadline = started + budget
     skipped, cell_errors, outcomes = set(), [], []
-    restarts = 0
-    worker = None
+    restarts, worker = 0, None
     try:
         while len(outcomes) < len(calls):
+            if time.monotonic() >= deadline:
+                outcomes += [CallOutcome("timeout", message=f"not run: the hand-in used up its {budget:g} s")
+                             for _ in range(len(calls) - len(outcomes))]
+                break
             if worker is None:
                 if restarts > MAX_RESTARTS:
-                    message = "the notebook kept crashing the grader's worker; no further cases were run"
+                    message = "the notebook kept crashing its worker; no further cases were run"
                     outcomes += [CallOutcome("crashed", message=message)
                                  for _ in range(len(calls) - len(outcomes))]
                     break
-                worker = Worker(limits)
-                cell_errors = _run_cells(worker, cells, skipped, cell_timeout)
+                worker = sandbox.worker(slot)
+                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, deadline)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
                     worker.close()
                     worker, restarts = None, restarts + 1
                     continue
             index = len(outcomes)
-            outcome, alive = _call(worker, calls[index], timeouts[index])
+            limit = max(0.01, min(timeouts[index], deadline - time.monotonic()))
+            outcome, alive = _call(worker, calls[index], limit)
             outcomes.append(outcome)
             if not alive:
                 worker.close()
@@ -60,21 +71,22 @@ def run(cells, calls, timeouts, cell_timeout=30.0, limits=Limits()):
     finally:
         if worker is not None:
             worker.close()
-    return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts)
+    return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts, time.monotonic() - started)
 
 
-def _run_cells(worker, cells, skipped, timeout):
+def _run_cells(worker, cells, skipped, timeout, deadline):
     errors = []
     for index, code in enumerate(cells):
         if index in skipped:
             continue
+        limit = max(0.01, min(timeout, deadline - time.monotonic()))
         try:
-            reply = worker.request({"op": "cell", "code": code}, timeout)
+            reply = worker.request({"op": "cell", "code": code}, limit)
         except (WorkerTimeout, WorkerDied):
             skipped.add(index)
             return None
         if reply.get("timed_out"):
-            errors.append((index, f"stopped after {timeout:g} s (time limit)"))
+            errors.append((index, f"stopped after {limit:.3g} s (time limit)"))
         elif not reply["ok"]:
             errors.append((index, reply["error"]))
     return errors
@@ -93,16 +105,17 @@ def _call(worker, call, timeout):
         try:
             reply = worker.request({"op": "call", **call}, timeout)
         except WorkerTimeout:
-            return CallOutcome("timeout", message=f"no result within {timeout:g} s",
+            return CallOutcome("timeout", message=f"no result within {timeout:.3g} s",
                                seconds=time.perf_counter() - started), False
         except WorkerDied as error:
-            return CallOutcome("crashed", message=f"the code stopped the Python process ({error})",
+            return CallOutcome("crashed", message=f"the Python process running it stopped: {error}",
                                seconds=time.perf_counter() - started), False
         seconds = time.perf_counter() - started
         if reply.get("timed_out") or reply.get("interrupted"):
-            return CallOutcome("timeout", message=f"no result within {timeout:g} s", seconds=seconds), True
+            return CallOutcome("timeout", message=f"no result within {timeout:.3g} s", seconds=seconds), True
         if not reply["ok"]:
-            return CallOutcome("error", message=reply["error"], traceback=reply.get("traceback", ""),
+            status = "memory" if reply["error"].startswith("MemoryError") else "error"
+            return CallOutcome(status, message=reply["error"], traceback=reply.get("traceback", ""),
                                seconds=seconds), True
         if best is None or seconds < best.seconds:
             best = CallOutcome("ok", value=reply["value"], seconds=seconds)

@@ -1,26 +1,35 @@
-"""The grader's side of one sandboxed worker process.
+"""The grader's side of the sandbox: a zygote process and the workers it forks.
 
-A worker runs as `python -I` from a private temporary folder that holds only
-worker.py and runtime.py, with a scrubbed environment, no stdin, its output
-thrown away, a memory limit, and its own process group so that everything it
-started can be killed at once.  Requests and replies go over two pipes.
+`Sandbox` starts the zygote (zygote.py) from a private temporary folder that
+holds only the four files the sandbox needs, so nothing of the grader is
+importable there.  `Sandbox.worker(slot)` asks it for a fresh worker; a
+`Worker` sends requests over two pipes and enforces the time limits from
+this side.  Killing a worker kills everything it started.
 """
 
+import atexit
 import json
 import os
-import resource
-import selectors
+import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 _HERE = Path(__file__).parent
+SANDBOX_FILES = ("zygote.py", "isolation.py", "worker.py", "runtime.py")
+DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
 _INTERRUPT_GRACE = 1.0  # seconds a worker gets to answer after an interrupt
+
+
+class SandboxError(Exception):
+    """The sandbox itself could not be started: the grader cannot work."""
 
 
 class WorkerTimeout(Exception):
@@ -28,109 +37,192 @@ class WorkerTimeout(Exception):
 
 
 class WorkerDied(Exception):
-    """The worker process ended (crash, os._exit, memory limit, ...)."""
+    """The worker process ended (crash, os._exit, a limit, ...)."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    memory_mb: int = 2048
+    memory_mb: int = 2048       # address space of each process
+    processes: int = 64         # processes of one hand-in at once (full isolation)
+    file_mb: int = 64           # largest file it may write
+    disk_mb: int = 128          # its whole writable file system (full isolation)
+    cpu_seconds: int = 600      # CPU time of the worker process, a backstop to the wall-clock limits
     max_reply_bytes: int = 64 * 1024 * 1024
 
 
-class Worker:
-    def __init__(self, limits=Limits()):
+class Sandbox:
+    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD):
         self.limits = limits
-        self.folder = Path(tempfile.mkdtemp(prefix="autograder-worker-"))
-        for name in ("worker.py", "runtime.py"):
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-"))
+        for name in SANDBOX_FILES:
             shutil.copy(_HERE / name, self.folder / name)
-        home = self.folder / "home"
-        home.mkdir()
-        request_read, self._requests = os.pipe()
-        self._replies, reply_write = os.pipe()
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "IPYTHONDIR": str(home / ".ipython"),
-            "MPLBACKEND": "Agg",
-            "PYTHONHASHSEED": "0",
-            "LANG": "C.UTF-8",
-        }
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(self.folder / "worker.py"), str(request_read), str(reply_write)],
-            pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=home, env=env,
-            start_new_session=True, preexec_fn=self._limit_resources,
-        )
-        os.close(request_read)
-        os.close(reply_write)
-        self._buffer = b""
+        self._lock = threading.Lock()
+        self._live = {}  # pid -> slot
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._control = ours
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
+               "HOME": str(self.folder), "IPYTHONDIR": str(self.folder / ".ipython"), "PYTHONHASHSEED": "0"}
+        self.zygote = subprocess.Popen(
+            [sys.executable, "-I", "-B", str(self.folder / "zygote.py"), str(theirs.fileno()),
+             json.dumps(list(preload))],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, cwd=self.folder, env=env)
+        theirs.close()
+        ready = self._receive(timeout=120)
+        if not ready.get("ready"):
+            self.close()
+            raise SandboxError("the sandbox did not start")
+        self.isolation = ready["isolation"]
+        atexit.register(self.close)
 
-    def _limit_resources(self):
-        memory = self.limits.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    def request(self, message, timeout):
-        """Send one request; return its reply, interrupting the worker at `timeout`."""
+    def worker(self, slot):
+        """A fresh worker for grading slot `slot` (0 .. jobs-1)."""
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        message = {"op": "spawn", "slot": slot, "limits": asdict(self.limits)}
         try:
-            os.write(self._requests, (json.dumps(message) + "\n").encode())
-        except BrokenPipeError:
-            raise WorkerDied("the worker had already stopped") from None
-        reply = self._read_reply(timeout)
-        if reply is not None:
-            return reply
-        os.kill(self.process.pid, signal.SIGINT)
-        reply = self._read_reply(_INTERRUPT_GRACE)
-        if reply is not None:
-            reply["timed_out"] = True
-            return reply
-        self.kill()
-        raise WorkerTimeout("no answer within the time limit, even after an interrupt")
+            with self._lock:
+                socket.send_fds(self._control, [json.dumps(message).encode()], [request_read, reply_write])
+                pid = self._receive()["pid"]
+                self._live[pid] = slot
+        finally:
+            os.close(request_read)
+            os.close(reply_write)
+        return Worker(self, pid, slot, request_write, reply_read)
 
-    def _read_reply(self, timeout):
-        deadline = time.monotonic() + timeout
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._replies, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
-                left = deadline - time.monotonic()
-                if left <= 0 or not selector.select(left):
-                    return None
-                chunk = os.read(self._replies, 1 << 20)
-                if not chunk:
-                    self.kill()
-                    raise WorkerDied(self._death_reason())
-                self._buffer += chunk
-                if len(self._buffer) > self.limits.max_reply_bytes:
-                    self.kill()
-                    raise WorkerDied("the worker sent a reply larger than the limit")
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+    def _ended(self, worker):
+        """Kill a worker's leftovers and learn how it ended."""
+        with self._lock:
+            self._live.pop(worker.pid, None)
+            self._ask({"op": "sweep", "slot": worker.slot, "keep": list(self._live)})
+            return self._ask({"op": "exit-status", "pid": worker.pid})["status"]
 
-    def _death_reason(self):
-        code = self.process.wait()
-        if code < 0:
-            return f"killed by signal {signal.Signals(-code).name}"
-        return f"exited with code {code}"
+    def _ask(self, message):
+        self._control.send(json.dumps(message).encode())
+        return self._receive()
 
-    def kill(self):
-        """Kill the worker and everything in its process group."""
+    def _receive(self, timeout=60):
+        self._control.settimeout(timeout)
         try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
+            data = self._control.recv(1 << 16)
+        except (TimeoutError, OSError) as error:
+            raise SandboxError(f"the sandbox stopped answering ({error})") from None
+        if not data:
+            code = self.zygote.poll()
+            raise SandboxError(f"the sandbox process ended (exit code {code})")
+        return json.loads(data)
 
     def close(self):
-        self.kill()
-        for fd in (self._requests, self._replies):
+        if self.zygote.poll() is None:
             try:
-                os.close(fd)
-            except OSError:
-                pass
+                self._control.send(json.dumps({"op": "stop"}).encode())
+                self.zygote.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.zygote.kill()
+                self.zygote.wait()
+        self._control.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+        atexit.unregister(self.close)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+
+class Worker:
+    def __init__(self, sandbox, pid, slot, requests_fd, replies_fd):
+        self.sandbox, self.pid, self.slot = sandbox, pid, slot
+        self._requests, self._replies = requests_fd, replies_fd
+        self._buffer = b""
+        self.exit_status = None
+        self._closed = False
+
+    def request(self, message, timeout):
+        """Send one request; return its reply, interrupting the worker at `timeout`."""
+        try:
+            os.write(self._requests, (json.dumps(message) + "\n").encode())
+        except BrokenPipeError:
+            raise WorkerDied(self._death()) from None
+        reply = self._read_reply(timeout)
+        if reply is not None:
+            return reply
+        self._signal(signal.SIGINT)
+        reply = self._read_reply(_INTERRUPT_GRACE)
+        if reply is not None:
+            reply["timed_out"] = True
+            return reply
+        self.close()
+        raise WorkerTimeout("no answer within the time limit, even after an interrupt")
+
+    def _read_reply(self, timeout):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not _readable(self._replies, left):
+                return None
+            chunk = os.read(self._replies, 1 << 20)
+            if not chunk:
+                raise WorkerDied(self._death())
+            self._buffer += chunk
+            if len(self._buffer) > self.sandbox.limits.max_reply_bytes:
+                self.close()
+                raise WorkerDied("it sent back more data than the limit allows")
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def _signal(self, signum):
+        try:
+            os.kill(self.pid, signum)
+        except ProcessLookupError:
+            pass
+
+    def _death(self):
+        self.close()
+        status = self.exit_status
+        if status is None:
+            return "it ended"
+        if status < 0:
+            name = signal.Signals(-status).name
+            return {"SIGKILL": "it was killed (SIGKILL), often for using too much memory",
+                    "SIGXCPU": "it used up its CPU time", "SIGXFSZ": "it wrote a file larger than allowed",
+                    }.get(name, f"it was stopped by {name}")
+        return f"it exited with code {status}"
+
+    def close(self):
+        """Kill the worker and everything it started; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            self._signal(signal.SIGKILL)
+        for fd in (self._requests, self._replies):
+            os.close(fd)
+        self.exit_status = self.sandbox._ended(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _readable(fd, timeout):
+    ready, _, _ = select.select([fd], [], [], timeout)
+    return bool(ready)
+
+
+_shared = None
+_shared_lock = threading.Lock()
+
+
+def shared_sandbox():
+    """One sandbox per process for callers that grade one thing at a time (build, tests)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared.zygote.poll() is not None:
+            _shared = Sandbox()
+        return _shared

@@ -1,28 +1,26 @@
 """The sandboxed side: run a notebook's cells, then answer calls.
 
-Started by sandbox.py as `python -I worker.py REQ_FD REPLY_FD` from a private
-temporary folder holding only this file and runtime.py, so nothing of the
-grader (cases, expected values, gradebook) is importable from here.  The
-student's stdout and stderr go nowhere; the protocol uses its own pipes, one
-JSON object per line.  Every reply carries plain values only (runtime.to_plain):
-the grader, in another process, decides what they are worth.
+Runs in a process forked by zygote.py and shut into its sandbox by
+isolation.py.  The student's stdout and stderr go nowhere; requests and
+replies use their own pipes, one JSON object per line.  Every reply carries
+plain values only (runtime.to_plain): the grader, in another process, decides
+what they are worth.
 """
 
 import json
 import os
-import sys
 import time
 import traceback
 
-# `python -I` leaves the script's own folder off sys.path; runtime.py sits beside us.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtime  # noqa: E402
+try:  # in the sandbox, runtime.py sits beside this file
+    import runtime
+except ImportError:  # imported from the package (the grader's own tests)
+    from . import runtime
 
 
-def main():
-    requests = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
-    replies = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
-    shell = _make_shell()
+def serve(shell, request_fd, reply_fd):
+    requests = os.fdopen(request_fd, "r", encoding="utf-8")
+    replies = os.fdopen(reply_fd, "w", encoding="utf-8")
     while True:
         try:
             line = requests.readline()
@@ -39,7 +37,7 @@ def main():
         replies.flush()
 
 
-def _make_shell():
+def make_shell():
     # IPython, not exec(): magics, `!` lines and display behave as in Jupyter.
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
@@ -124,6 +122,3 @@ def _student_frames(error):
               if os.path.abspath(f.filename) != here]
     return "".join(traceback.format_list(frames[-5:]))[:4000]
 
-
-if __name__ == "__main__":
-    main()
