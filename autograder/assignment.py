@@ -5,6 +5,7 @@ how to compare, and a hint.  The expected values are not typed there: `build`
 computes them from the reference notebook into expected.json.
 """
 
+import hashlib
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -78,6 +79,14 @@ class Assignment:
         """The assignment's time limits, with command-line overrides."""
         return Settings(case_timeout=case_timeout or self.case_timeout, cell_timeout=self.cell_timeout,
                         budget=budget or self.budget)
+
+    def grader_key(self, settings):
+        """Changes whenever a regrade could change a result: cases, expected values, limits."""
+        digest = hashlib.sha256()
+        for path in (self.cases_path, self.expected_path):
+            digest.update(path.read_bytes() if path.exists() else b"")
+        digest.update(repr(settings).encode())
+        return digest.hexdigest()[:16]
 
     def load_expected(self):
         try:

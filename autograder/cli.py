@@ -1,19 +1,25 @@
 """The `autograder` command: build, grade."""
 
+import os
+import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .assignment import AssignmentError, load_assignment
 from .build import build as run_build
 from .course import CourseError, load_course
 from .errors import BuildError
-from .gradebook import write_grades_csv
-from .grading import grade as grade_one
-from .intake import IntakeError, find_handins
+from .gradebook import Gradebook, GradebookError
+from .intake import IntakeError, IntakeOptions, collect
+from .isolation import MAX_SLOTS
+from .sandbox import Limits, Sandbox, SandboxError
+from .scheduler import grade_all
 
 console = Console(stderr=True)
 
@@ -24,7 +30,7 @@ class _OneLineErrors(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except (CourseError, AssignmentError, BuildError, IntakeError) as error:
+        except (CourseError, AssignmentError, BuildError, IntakeError, GradebookError, SandboxError) as error:
             click.echo(f"autograder: error: {error}", err=True)
             sys.exit(1)
 
@@ -62,33 +68,79 @@ def build(course_root, check):
 @main.command()
 @click.option("--assignment", "assignment_id", required=True, help="Assignment id, e.g. n-queens.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for grades.csv.")
+              help="Folder for gradebook.db, grades.csv and unpacked archives.")
+@click.option("--jobs", type=click.IntRange(1, MAX_SLOTS), default=None,
+              help="Hand-ins graded at once (default: the number of cores).")
+@click.option("--timeout", type=click.FloatRange(min=0.01), default=None,
+              help="Seconds per case (default: the assignment's case_timeout).")
+@click.option("--submission-timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds for a whole hand-in (default: the assignment's submission_timeout).")
+@click.option("--memory", type=click.IntRange(min=64), default=2048, show_default=True,
+              help="Memory limit in MB for each process a hand-in runs.")
+@click.option("--regrade", is_flag=True, help="Grade again even hand-ins already in the gradebook.")
+@click.option("--student-pattern", default=None, metavar="REGEX",
+              help="Regular expression with a `student` group, searched in each file's path, "
+                   "to name the student (overrides the built-in name rules).")
+@click.option("--classroom-prefix", default=None, metavar="PREFIX",
+              help="Prefix of GitHub Classroom repository names (default: '<assignment>-').")
 @click.argument("paths", nargs=-1, required=True)
 @click.pass_obj
-def grade(course_root, assignment_id, out_dir, paths):
-    """Grade hand-ins (notebooks, .py files or folders of them)."""
+def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout, memory, regrade,
+          student_pattern, classroom_prefix, paths):
+    """Grade hand-ins: notebooks, .py files, folders, LMS zips or Classroom repository clones."""
     course = load_course(course_root)
     assignment = load_assignment(course, assignment_id)
     expected = assignment.load_expected()
-    handins = find_handins(paths)
+    settings = assignment.settings(case_timeout=timeout, budget=submission_timeout)
+    jobs = jobs or len(os.sched_getaffinity(0))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / ".write-test").touch()
+        (out_dir / ".write-test").unlink()
     except OSError as error:
-        raise IntakeError(f"cannot create {out_dir}: {error.strerror}") from None
-    results = []
-    with console.status("grading") as status:
-        for number, handin in enumerate(handins, 1):
-            status.update(f"grading {handin.student} ({number}/{len(handins)})")
-            results.append(grade_one(assignment, expected, handin.student, handin.path))
-    write_grades_csv(results, out_dir / "grades.csv")
-    _print_table(results)
-    click.echo(f"wrote {out_dir / 'grades.csv'}")
+        raise IntakeError(f"cannot write to {out_dir}: {error.strerror}") from None
+    options = IntakeOptions(assignment.id, assignment.notebook, student_pattern, classroom_prefix)
+    intake = collect(paths, out_dir / "handins", options)
+    gradebook = Gradebook(out_dir / "gradebook.db")
+    key = assignment.grader_key(settings)
+    todo = [h for h in intake.handins if regrade or not gradebook.is_graded(assignment.id, h, key)]
+    skipped = len(intake.handins) - len(todo)
+
+    with Sandbox(replace(Limits(), memory_mb=memory), workdir=out_dir) as sandbox:
+        run_id = gradebook.start_run(assignment.id, shlex.join(["autograder", *sys.argv[1:]]), jobs,
+                                     sandbox.isolation)
+        if sandbox.isolation != "full":
+            console.print("[yellow]warning:[/yellow] hand-ins run with basic isolation only (limits, no "
+                          "namespaces): run as root on Linux for the full sandbox")
+        with _progress() as progress:
+            task = progress.add_task(assignment.id, total=len(todo))
+            for handin, result in grade_all(assignment, expected, todo, sandbox, jobs, settings):
+                gradebook.record(run_id, handin, result, key)
+                progress.update(task, advance=1, description=f"{handin.student}: {result.score:g}")
+        gradebook.finish_run(run_id)
+    gradebook.export_csv(assignment.id, out_dir / "grades.csv")
+    _print_table(gradebook.grades(assignment.id))
+    gradebook.close()
+    notes = [f"graded {len(todo)} hand-in(s)"]
+    if skipped:
+        notes.append(f"{skipped} unchanged since an earlier run (use --regrade to grade them again)")
+    if intake.ignored:
+        notes.append(f"ignored {len(intake.ignored)} file(s) that are not hand-ins: "
+                     + ", ".join(intake.ignored[:5]) + (" ..." if len(intake.ignored) > 5 else ""))
+    click.echo("; ".join(notes))
+    click.echo(f"wrote {out_dir / 'grades.csv'} and {out_dir / 'gradebook.db'}")
 
 
-def _print_table(results):
+def _progress():
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True)
+
+
+def _print_table(rows):
     table = Table(title="Grades")
-    for column in ("student", "score", "status"):
+    for column in ("student", "score", "status", "hand-ins", "note"):
         table.add_column(column)
-    for r in sorted(results, key=lambda r: r.student):
-        table.add_row(r.student, f"{r.score:g} / {r.max_score:g}", r.status)
+    for student, _, score, max_score, status, message, _, _, count in rows:
+        note = (message or "")[:60]
+        table.add_row(student, f"{score:g} / {max_score:g}", status, str(count), note)
     Console().print(table)

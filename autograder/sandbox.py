@@ -51,9 +51,10 @@ class Limits:
 
 
 class Sandbox:
-    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD):
+    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD, workdir=None):
+        """`workdir`: where the sandbox keeps its private folder (default: the system's temp)."""
         self.limits = limits
-        self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-"))
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-", dir=workdir))
         for name in SANDBOX_FILES:
             shutil.copy(_HERE / name, self.folder / name)
         self._lock = threading.Lock()

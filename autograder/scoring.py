@@ -14,6 +14,8 @@ class CaseResult:
     name: str
     function: str
     hidden: bool
+    description: str
+    call: str              # the call text (never shown for hidden cases)
     points: float          # earned
     max_points: float
     status: str            # passed, failed, error, timeout, crashed
@@ -39,7 +41,8 @@ def score_case(case, expected, outcome, baseline_seconds=None):
         else:
             earned, status = case.points, "passed"
     return CaseResult(
-        name=case.name, function=case.function, hidden=case.hidden, points=earned,
+        name=case.name, function=case.function, hidden=case.hidden, description=case.description,
+        call=case.call.text, points=earned,
         max_points=case.points, status=status, message=message, received=received,
         traceback=outcome.traceback, seconds=round(outcome.seconds, 4),
     )
