@@ -137,25 +137,31 @@ class Worker:
         self.sandbox, self.pid, self.slot = sandbox, pid, slot
         self._requests, self._replies = requests_fd, replies_fd
         self._buffer = b""
+        self._sequence = 0
         self.exit_status = None
         self._closed = False
 
     def request(self, message, timeout):
         """Send one request; return its reply, interrupting the worker at `timeout`."""
+        self._sequence += 1
+        message = {**message, "id": self._sequence}
         try:
             os.write(self._requests, (json.dumps(message) + "\n").encode())
         except BrokenPipeError:
             raise WorkerDied(self._death()) from None
         reply = self._read_reply(timeout)
-        if reply is not None:
-            return reply
-        self._signal(signal.SIGINT)
-        reply = self._read_reply(_INTERRUPT_GRACE)
-        if reply is not None:
+        if reply is None:
+            self._signal(signal.SIGINT)
+            reply = self._read_reply(_INTERRUPT_GRACE)
+            if reply is None:
+                self.close()
+                raise WorkerTimeout("no answer within the time limit, even after an interrupt")
             reply["timed_out"] = True
-            return reply
-        self.close()
-        raise WorkerTimeout("no answer within the time limit, even after an interrupt")
+        if type(reply) is not dict or reply.get("id") != self._sequence:
+            # Something in the process wrote to the reply pipe itself.
+            self.close()
+            raise WorkerDied("it wrote something other than the answer to the grader's request")
+        return reply
 
     def _read_reply(self, timeout):
         deadline = time.monotonic() + timeout
@@ -171,7 +177,10 @@ class Worker:
                 self.close()
                 raise WorkerDied("it sent back more data than the limit allows")
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        try:
+            return json.loads(line)
+        except ValueError:
+            return {"id": None}
 
     def _signal(self, signum):
         try:

@@ -33,6 +33,7 @@ def serve(shell, request_fd, reply_fd):
             reply = run_cell(shell, request["code"])
         else:
             reply = call(shell, request)
+        reply["id"] = request["id"]
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
 

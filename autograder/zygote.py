@@ -26,8 +26,10 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import isolation  # noqa: E402
 import worker  # noqa: E402
 
-PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 _exits = {}
+_slots_used = set()
+_libc = ctypes.CDLL(None)
 
 
 def main():
@@ -42,13 +44,16 @@ def main():
     os.makedirs(mountpoint, exist_ok=True)
     level = isolation.probe(mountpoint)
     # Orphans of a worker (a double fork, setsid) come back to us, to be killed.
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # If the grader dies (even by kill -9), we clean up and go.
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    signal.signal(signal.SIGTERM, lambda signum, frame: _shut_down(level))
     signal.signal(signal.SIGCHLD, _reap)
     _send(control, {"ready": True, "isolation": level})
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
         if not message:
-            return
+            _shut_down(level)
         request = json.loads(message)
         if request["op"] == "spawn":
             _send(control, {"pid": _spawn(control, shell, request, fds, level, mountpoint)})
@@ -57,16 +62,25 @@ def main():
         elif request["op"] == "exit-status":
             _send(control, {"status": _exit_status(request["pid"])})
         else:
-            return
+            _shut_down(level)
+
+
+def _shut_down(level):
+    for slot in _slots_used:
+        _sweep(level, slot, set())
+    os._exit(0)
 
 
 def _spawn(control, shell, request, fds, level, mountpoint):
+    _slots_used.add(request["slot"])
     pid = os.fork()
     if pid == 0:
         code = 70
         try:
             control.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             os.setsid()
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):

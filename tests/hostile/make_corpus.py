@@ -1,0 +1,171 @@
+"""Write the hostile and broken hand-ins of tests/hostile/n-queens/.
+
+Each notebook starts from the untouched student notebook ("stub": its real
+work earns 0) or from a correct one ("solved": 5) and adds an attack.
+expected.csv says what each must score: never more than its real work.
+Run from the repository root:  .venv/bin/python tests/hostile/make_corpus.py
+"""
+
+import copy
+import json
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = Path(__file__).parent / "n-queens"
+STUB = nbformat.read(ROOT / "assignments" / "n-queens" / "n-queens.ipynb", as_version=4)
+SOLVED = nbformat.read(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", as_version=4)
+
+ATTACKS = {
+    # name: (base, code added as a new cell after the imports, replacements {cell id: source})
+    "fake-score-printout": ("stub", """
+import sys, json
+print(json.dumps({"score": 5, "max_score": 5, "status": "graded"}))
+print("Score: 5.0 / 5")
+sys.stderr.write('{"ok": true, "value": true}\\n')
+""", {}),
+    "returns-true-everywhere": ("stub", "", {
+        "get-n": "def get_n(pos):\n    return True",
+        "board2str": "def board2str(pos):\n    return True",
+        "is-solved": "def is_solved(pos):\n    return True",
+        "count-solutions": "def count_solutions(n):\n    return True",
+    }),
+    # Patching the worker's own helpers can only say what a function could have returned.
+    "patches-the-worker": ("stub", """
+import sys
+for module in list(sys.modules.values()):
+    if hasattr(module, "to_plain"):
+        module.to_plain = lambda value, *rest: True
+""", {}),
+    "forges-replies": ("stub", """
+import os
+for fd in range(3, 64):
+    try:
+        os.write(fd, b'{"id": 999, "ok": true, "value": true}\\n' * 50)
+    except OSError:
+        pass
+""", {}),
+    "walks-stack-frames": ("stub", "", {
+        "is-solved": '''
+import sys
+def is_solved(pos):
+    # Look through every module and every calling frame for an answer key.
+    for module in list(sys.modules.values()):
+        for value in list(vars(module).values()):
+            if isinstance(value, dict) and "expected" in value:
+                return value["expected"]
+    frame = sys._getframe()
+    while frame:
+        for value in frame.f_locals.values():
+            if isinstance(value, dict) and "expected" in value:
+                return value["expected"]
+        frame = frame.f_back
+    raise LookupError("no answer key in this process")''',
+    }),
+    "searches-the-disk": ("stub", "", {
+        "get-n": '''
+import os
+def get_n(pos):
+    # Count the grader's secrets this process can see; an honest answer needs none.
+    secrets = ("expected.json", "cases.toml", "gradebook.db", "grades.csv")
+    found = []
+    for folder, subfolders, files in os.walk("/"):
+        if folder == "/":
+            subfolders[:] = [s for s in subfolders if s not in ("proc", "sys")]
+        found += [os.path.join(folder, f) for f in files if f in secrets]
+    if found:
+        return len(pos)
+    raise FileNotFoundError("nothing to steal")''',
+    }),
+    "reaches-the-network": ("stub", "", {
+        "get-n": '''
+import socket
+def get_n(pos):
+    for address in (("1.1.1.1", 80), ("127.0.0.1", 22), ("pypi.org", 443)):
+        try:
+            socket.create_connection(address, timeout=1).close()
+            return len(pos)
+        except OSError:
+            pass
+    raise ConnectionError("no network")''',
+    }),
+    "ignores-interrupts": ("stub", """
+import signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+""", {"is-solved": "def is_solved(pos):\n    while True:\n        pass"}),
+    "fork-bomb": ("stub", """
+import os, time
+children = 0
+try:
+    while children < 100000:
+        if os.fork() == 0:
+            time.sleep(120)
+            os._exit(0)
+        children += 1
+except OSError:
+    pass
+""", {}),
+    "memory-bomb-in-a-case": ("stub", "", {
+        "get-n": "def get_n(pos):\n    hog = bytearray(64 * 1024 ** 3)\n    return len(pos)",
+    }),
+    # Attacks at top level that the real work survives: still 5.
+    "exits-the-interpreter": ("solved", """
+import os, sys
+try:
+    sys.exit("bye")
+finally:
+    os._exit(0)
+""", {}),
+    "kills-everything-it-can": ("solved", """
+import os, signal
+for target in (os.getppid(), 1, -1):
+    try:
+        os.kill(target, signal.SIGKILL)
+    except OSError:
+        pass
+""", {}),
+    "memory-bomb-at-top-level": ("solved", "hog = [0] * (10 ** 10)", {}),
+    "fills-the-disk": ("solved", """
+with open("big.bin", "wb") as handle:
+    for _ in range(2048):
+        handle.write(b"x" * (1024 * 1024))
+""", {}),
+    "reads-stdin": ("solved", "name = input('your name? ')", {}),
+}
+
+
+def build(name, base, code, replacements):
+    notebook = copy.deepcopy(STUB if base == "stub" else SOLVED)
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.id in replacements:
+            cell.source = replacements[cell.id].strip("\n")
+    if code.strip():
+        index = next(i for i, c in enumerate(notebook.cells) if c.get("id") == "imports")
+        cell = new_code_cell(code.strip("\n"))
+        cell.id = "attack"
+        notebook.cells.insert(index + 1, cell)
+    nbformat.write(notebook, OUT / f"{name}.ipynb")
+
+
+def main():
+    OUT.mkdir(exist_ok=True)
+    for name, (base, code, replacements) in ATTACKS.items():
+        build(name, base, code, replacements)
+    # Broken files.
+    (OUT / "not-json.ipynb").write_text('{"cells": [', encoding="utf-8")
+    (OUT / "empty.ipynb").write_text("", encoding="utf-8")
+    (OUT / "latin-1.ipynb").write_bytes('{"cells": ["café"]}'.encode("latin-1"))
+    (OUT / "json-but-not-a-notebook.ipynb").write_text('{"hello": "world"}', encoding="utf-8")
+    (OUT / "binary-junk.ipynb").write_bytes(bytes(range(256)) * 64)
+    # An old nbformat 3 notebook with correct code must not lose points.
+    v3 = nbformat.v3.new_notebook(worksheets=[nbformat.v3.new_worksheet(cells=[
+        nbformat.v3.new_code_cell(input=c.source) for c in SOLVED.cells
+        if c.cell_type == "code" and "public-check" not in c.metadata.get("tags", [])])])
+    (OUT / "nbformat-3.ipynb").write_text(nbformat.writes(v3, version=3), encoding="utf-8")
+    print(json.dumps(sorted(p.name for p in OUT.glob("*.ipynb"))))
+
+
+if __name__ == "__main__":
+    main()

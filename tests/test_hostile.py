@@ -1,0 +1,83 @@
+"""The public corpus of hostile and broken hand-ins grades as expected, and leaves nothing behind."""
+
+import csv
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from autograder.cli import main
+from autograder.sandbox import shared_sandbox
+from conftest import ROOT
+
+CORPUS = ROOT / "tests" / "hostile" / "n-queens"
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def sandbox_processes():
+    """Processes running under a grading slot's user id (see isolation.slot_uid)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid >= 1_000_000:
+                found.append(pid)
+        except FileNotFoundError:
+            pass
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    if shared_sandbox().isolation != "full":
+        pytest.skip("the hostile corpus needs full isolation (root on Linux): a fork bomb is in it")
+    out = tmp_path_factory.mktemp("hostile")
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(out), "--timeout", "1", "--submission-timeout", "20",
+                                       str(CORPUS)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_every_hostile_or_broken_hand_in_gets_its_expected_row(graded):
+    rows = read_csv(graded / "grades.csv")
+    expected = read_csv(CORPUS / "expected.csv")
+    assert sorted(rows) == sorted(expected)
+    for student, want in expected.items():
+        got = rows[student]
+        assert (float(got["score"]), got["status"]) == (float(want["score"]), want["status"]), student
+
+
+def test_no_process_outlives_grading(graded):
+    assert sandbox_processes() == []
+
+
+def test_nothing_is_written_outside_the_output_folder(graded, tmp_path):
+    # The disk filler and the fork bomb wrote only into their private, throwaway file system.
+    assert not (CORPUS / "big.bin").exists()
+    assert not list(ROOT.rglob("big.bin"))
+
+
+def test_the_sandbox_hides_the_course_and_the_network():
+    sandbox = shared_sandbox()
+    if sandbox.isolation != "full":
+        pytest.skip("needs full isolation")
+    worker = sandbox.worker(0)
+    try:
+        probe = (
+            "import os, socket\n"
+            # Only the Python environment is visible inside the course folder (when it lives there).
+            f"assert not os.path.exists({str(ROOT / 'solutions')!r})\n"
+            f"assert not os.path.exists({str(ROOT / 'autograder')!r})\n"
+            "assert os.listdir('/tmp') == []\n"
+            "assert os.getuid() != 0\n"
+            "try:\n    open('/usr/x', 'w')\n    raise SystemError('wrote to /usr')\nexcept OSError:\n    pass\n"
+            "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
+            "    raise SystemError('network')\nexcept OSError:\n    pass\n")
+        reply = worker.request({"op": "cell", "code": probe}, 10)
+        assert reply["ok"], reply
+    finally:
+        worker.close()
