@@ -57,7 +57,9 @@ class Assignment:
     solution_path: Path
     student_path: Path
     expected_path: Path
-    skip_tags: tuple = ("demo", "public-check")
+    # Cells the grader need not run: demos, public checks, and the check helpers
+    # (the worker already has them).
+    skip_tags: tuple = ("demo", "public-check", "autograder-runtime")
 
     @property
     def max_score(self):

@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     sha256 TEXT NOT NULL, submitted_at TEXT, graded_at TEXT,
     score REAL, max_score REAL, status TEXT, message TEXT, seconds REAL,
     counted INTEGER NOT NULL DEFAULT 0,
-    grader_key TEXT);
+    grader_key TEXT, student_seconds REAL);
 CREATE TABLE IF NOT EXISTS case_results (
     submission_id INTEGER REFERENCES submissions(id) ON DELETE CASCADE, position INTEGER,
     name TEXT, function TEXT, hidden INTEGER, description TEXT,
@@ -81,11 +81,11 @@ class Gradebook:
                             "AND sha256 = ?", (result.assignment, handin.student, handin.source, handin.sha256))
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
-                "score, max_score, status, message, seconds, grader_key) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "score, max_score, status, message, seconds, grader_key, student_seconds) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, handin.student, result.assignment, handin.source, handin.sha256, handin.submitted_at,
                  _now(), result.score, result.max_score, result.status, result.message, result.seconds,
-                 grader_key))
+                 grader_key, result.student_seconds))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -23,7 +23,8 @@ class SubmissionResult:
     message: str = ""
     cases: list = field(default_factory=list)
     cell_errors: list = field(default_factory=list)
-    seconds: float = 0.0
+    seconds: float = 0.0            # wall time in the sandbox
+    student_seconds: float = 0.0    # of which the student's own code ran
 
 
 def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None):
@@ -43,7 +44,8 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
                for case, result in zip(assignment.cases, outcome.calls)]
     status, message = _status(results, outcome)
     return SubmissionResult(score=scoring.total(results), status=status, message=message, cases=results,
-                            cell_errors=outcome.cell_errors, seconds=round(outcome.seconds, 4), **base)
+                            cell_errors=outcome.cell_errors, seconds=round(outcome.seconds, 4),
+                            student_seconds=round(outcome.student_seconds, 4), **base)
 
 
 def run_cases(assignment, sources, sandbox, slot=0, settings=None):

@@ -31,7 +31,8 @@ class RunOutcome:
     cell_errors: list = field(default_factory=list)    # (cell index, message)
     cells_skipped: list = field(default_factory=list)  # cells that hung or killed the worker
     restarts: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0          # wall time of the whole run, as the grader saw it
+    student_seconds: float = 0.0  # time the student's code ran, as the worker measured it
 
 
 def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0):
@@ -43,6 +44,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0):
     deadline = started + budget
     skipped, cell_errors, outcomes = set(), [], []
     restarts, worker = 0, None
+    spent = [0.0]  # student time, added up by _run_cells and _call
     try:
         while len(outcomes) < len(calls):
             if time.monotonic() >= deadline:
@@ -56,14 +58,14 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0):
                                  for _ in range(len(calls) - len(outcomes))]
                     break
                 worker = sandbox.worker(slot)
-                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, deadline)
+                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, deadline, spent)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
                     worker.close()
                     worker, restarts = None, restarts + 1
                     continue
             index = len(outcomes)
             limit = max(0.01, min(timeouts[index], deadline - time.monotonic()))
-            outcome, alive = _call(worker, calls[index], limit)
+            outcome, alive = _call(worker, calls[index], limit, spent)
             outcomes.append(outcome)
             if not alive:
                 worker.close()
@@ -71,10 +73,11 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0):
     finally:
         if worker is not None:
             worker.close()
-    return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts, time.monotonic() - started)
+    return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts, time.monotonic() - started,
+                      spent[0])
 
 
-def _run_cells(worker, cells, skipped, timeout, deadline):
+def _run_cells(worker, cells, skipped, timeout, deadline, spent):
     errors = []
     for index, code in enumerate(cells):
         if index in skipped:
@@ -85,6 +88,7 @@ def _run_cells(worker, cells, skipped, timeout, deadline):
         except (WorkerTimeout, WorkerDied):
             skipped.add(index)
             return None
+        spent[0] += reply.get("seconds", 0.0)
         if reply.get("timed_out"):
             errors.append((index, f"stopped after {limit:.3g} s (time limit)"))
         elif not reply["ok"]:
@@ -92,7 +96,7 @@ def _run_cells(worker, cells, skipped, timeout, deadline):
     return errors
 
 
-def _call(worker, call, timeout):
+def _call(worker, call, timeout, spent):
     """One call; returns (outcome, whether the worker is still usable).
 
     The time is measured here, outside the student's process, so patching
@@ -111,6 +115,7 @@ def _call(worker, call, timeout):
             return CallOutcome("crashed", message=f"the Python process running it stopped: {error}",
                                seconds=time.perf_counter() - started), False
         seconds = time.perf_counter() - started
+        spent[0] += reply.get("seconds", 0.0)
         if reply.get("timed_out") or reply.get("interrupted"):
             return CallOutcome("timeout", message=f"no result within {timeout:.3g} s", seconds=seconds), True
         if not reply["ok"]:

@@ -91,12 +91,14 @@ class Sandbox:
             os.close(reply_write)
         return Worker(self, pid, slot, request_write, reply_read)
 
-    def _ended(self, worker):
-        """Kill a worker's leftovers and learn how it ended."""
+    def _ended(self, worker, want_status):
+        """Kill a worker's leftovers; learn how it ended when that is wanted (it costs a wait)."""
         with self._lock:
             self._live.pop(worker.pid, None)
             self._ask({"op": "sweep", "slot": worker.slot, "keep": list(self._live)})
-            return self._ask({"op": "exit-status", "pid": worker.pid})["status"]
+            if want_status:
+                return self._ask({"op": "exit-status", "pid": worker.pid})["status"]
+            return None
 
     def _ask(self, message):
         self._control.send(json.dumps(message).encode())
@@ -189,7 +191,7 @@ class Worker:
             pass
 
     def _death(self):
-        self.close()
+        self.close(want_status=True)
         status = self.exit_status
         if status is None:
             return "it ended"
@@ -200,7 +202,7 @@ class Worker:
                     }.get(name, f"it was stopped by {name}")
         return f"it exited with code {status}"
 
-    def close(self):
+    def close(self, want_status=False):
         """Kill the worker and everything it started; idempotent."""
         if self._closed:
             return
@@ -211,7 +213,7 @@ class Worker:
             self._signal(signal.SIGKILL)
         for fd in (self._requests, self._replies):
             os.close(fd)
-        self.exit_status = self.sandbox._ended(self)
+        self.exit_status = self.sandbox._ended(self, want_status)
 
     def __enter__(self):
         return self

@@ -1,0 +1,123 @@
+"""Every assignment's example class gets the same scores from ours, otter-grader and nbgrader.
+
+Real tools, really run (from the throwaway venvs of `make .venv-otter/.installed`
+and `make .venv-nbgrader/.installed`): `autograder grade`, `otter run` with the
+otter export's autograder.zip, `nbgrader autograde` in the nbgrader export.
+A student's score must agree within 0.01 point.
+
+Where an engine cannot express one of our rules, the student or case is
+excluded BY NAME below, with the reason (docs/engines.md says the same):
+"""
+
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.export import engines, tools
+from conftest import ROOT
+
+TOLERANCE = 0.01
+
+# (engine, assignment, student) -> why that student cannot be graded alike by that engine.
+EXCLUDED_STUDENTS = {
+    ("otter", "n-queens", "peggy"):
+        "her notebook ends with a top-level `while True: pass` cell. Ours stops a cell after the "
+        "assignment's cell_timeout and grades on; otter runs notebooks with no cell time limit "
+        "(nbclient's timeout is None and `otter run` has no option for it), so it never finishes.",
+}
+
+# (engine, assignment, case name) -> why that case cannot be judged alike by that engine.
+EXCLUDED_CASES = {}
+
+# Cases excluded by rule, whatever their name: faster_than cases are timed by ours in a
+# clean worker against a baseline the submission cannot touch; otter and nbgrader can only
+# time them inside the student's own kernel (autograder_checks does, for feedback), which
+# is noisy under load and which the student's code can slow down or patch.
+EXCLUDED_COMPARISONS = {"faster_than"}
+
+# Hand-ins that are not notebooks at all (invalid JSON, empty): ours gives 0 with status
+# invalid-notebook/empty and nbgrader gives 0; otter's run stops with a traceback and writes
+# no results.json (Gradescope then shows that the autograder failed, and no points).  Such a
+# hand-in agrees when ours gives 0 and otter gives no result.
+UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "not-a-notebook"}
+
+
+def example_class(assignment_id):
+    folder = ROOT / "examples" / assignment_id / "submissions"
+    return sorted(p for p in folder.iterdir() if p.suffix in (".ipynb", ".py")) if folder.is_dir() else []
+
+
+def assignment_ids():
+    from autograder.course import load_course
+
+    return load_course(ROOT).assignment_ids()
+
+
+@pytest.fixture(scope="module")
+def tool_venvs():
+    missing = []
+    for tool in ("otter", "nbgrader"):
+        try:
+            tools.executable(tool, ROOT)
+        except tools.ToolError as error:
+            missing.append(str(error))
+    if missing:
+        pytest.fail("; ".join(missing))
+
+
+def excluded_cases(engine, assignment):
+    return {c.name for c in assignment.cases
+            if c.compare in EXCLUDED_COMPARISONS or (engine, assignment.id, c.name) in EXCLUDED_CASES}
+
+
+def disagreements(engine, assignment, ours, theirs):
+    skip = excluded_cases(engine, assignment)
+    problems = []
+    for student, mine in sorted(ours.items()):
+        if (engine, assignment.id, student) in EXCLUDED_STUDENTS:
+            continue
+        other = theirs.get(student)
+        if other is None:
+            problems.append(f"{student}: {engine} has no row")
+            continue
+        if other.cases is None:
+            if mine.score(skip) == 0 and mine.status in UNGRADABLE:
+                continue
+            problems.append(f"{student}: {engine} gave no result ({other.status}: {other.note[-300:]}); "
+                            f"ours {mine.score(skip)} ({mine.status})")
+            continue
+        if abs(mine.score(skip) - other.score(skip)) > TOLERANCE:
+            cases = [f"{name}: ours {mine.cases[name]} vs {other.cases.get(name)}"
+                     for name in mine.cases if name not in skip
+                     and abs(mine.cases[name] - (other.cases.get(name) or 0.0)) > 1e-9]
+            problems.append(f"{student}: ours {mine.score(skip)}, {engine} {other.score(skip)}; "
+                            + "; ".join(cases))
+    return problems
+
+
+@pytest.mark.parametrize("assignment_id", assignment_ids())
+def test_ours_otter_and_nbgrader_agree(assignment_id, course, tool_venvs, tmp_path):
+    paths = example_class(assignment_id)
+    if not paths:
+        pytest.skip(f"{assignment_id} has no example class (examples/{assignment_id}/submissions)")
+    assignment = load_assignment(course, assignment_id)
+    ours = engines.grade_ours(course, assignment, paths, tmp_path / "ours")
+    assert sorted(ours) == sorted(Path(p).stem for p in paths)
+    runnable = [p for p in paths if ("otter", assignment_id, Path(p).stem) not in EXCLUDED_STUDENTS]
+    otter = engines.grade_otter(course, assignment, runnable, tmp_path / "otter")
+    nbgrader = engines.grade_nbgrader(
+        course, assignment, [p for p in paths if ("nbgrader", assignment_id, Path(p).stem) not in EXCLUDED_STUDENTS],
+        tmp_path / "nbgrader")
+    problems = [f"otter: {p}" for p in disagreements("otter", assignment, ours, otter)]
+    problems += [f"nbgrader: {p}" for p in disagreements("nbgrader", assignment, ours, nbgrader)]
+    assert not problems, "\n".join(problems)
+
+
+def test_exclusions_name_real_students_and_cases(course):
+    ids = set(course.assignment_ids())
+    for engine, assignment_id, student in EXCLUDED_STUDENTS:
+        assert engine in ("otter", "nbgrader") and assignment_id in ids
+        assert student in {p.stem for p in example_class(assignment_id)}, (assignment_id, student)
+    for engine, assignment_id, name in EXCLUDED_CASES:
+        assert name in {c.name for c in load_assignment(course, assignment_id).cases}, (assignment_id, name)

@@ -1,0 +1,145 @@
+"""`autograder export gradescope`: our engine inside Gradescope's layout, run for real.
+
+A temporary folder stands in for /autograder (AUTOGRADER_ROOT): source/ holds
+the unzipped autograder, submission/ the student's files, results/ gets
+results.json in Gradescope's format.
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autograder.export import gradescope, results
+from autograder.export.cli import export
+from conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "n-queens"
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def zip_path(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gradescope")
+    result = CliRunner().invoke(export, ["--course", str(ROOT), "gradescope", "--assignment", "n-queens",
+                                         "--to", str(out)])
+    assert result.exit_code == 0, result.output
+    return out / "n-queens-gradescope.zip"
+
+
+def make_root(tmp_path, zip_path, files=()):
+    root = tmp_path / "autograder"
+    for sub in ("submission", "results"):
+        (root / sub).mkdir(parents=True)
+    gradescope.unpack(zip_path, root / "source")
+    for name, path in files:
+        shutil.copy(path, root / "submission" / name)
+    return root
+
+
+def run(root, script="run_autograder", env_extra=None, timeout=600):
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}",
+           **(env_extra or {})}
+    done = subprocess.run(["bash", str(root / "source" / script)], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+def check_format(data, assignment):
+    """Gradescope's results.json: score, and tests with name, score, max_score, output, visibility."""
+    assert isinstance(data["score"], (int, float))
+    assert len(data["tests"]) == len(assignment.cases)
+    for test, case in zip(data["tests"], assignment.cases):
+        assert set(test) >= {"name", "score", "max_score", "output", "visibility"}
+        assert test["max_score"] == pytest.approx(case.points)
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["visibility"] == ("after_published" if case.hidden else "visible")
+        if case.hidden:
+            assert test["name"] == f"hidden: {case.description}"
+            assert case.call.text not in json.dumps(test)
+    assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"], abs=1e-6)
+
+
+def test_zip_bundles_the_engine_and_only_this_assignment(zip_path):
+    with zipfile.ZipFile(zip_path) as archive:
+        names = set(archive.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
+    assert {"setup.sh", "run_autograder", "course/pyproject.toml", "course/course.toml",
+            "course/autograder/cli.py", "course/autograder/export/gradescope.py",
+            "course/autograder/assignments/n-queens/cases.toml",
+            "course/autograder/assignments/n-queens/expected.json",
+            "course/solutions/n-queens/n-queens.ipynb"} <= names
+    assert not [n for n in names if n.startswith("course/autograder/assignments/")
+                and not n.startswith("course/autograder/assignments/n-queens/")]
+    assert not [n for n in names if "__pycache__" in n]
+    assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
+
+
+def test_every_example_student_gets_our_score_in_results_json(zip_path, nqueens, tmp_path):
+    expected = {r["student"]: float(r["score"])
+                for r in csv.DictReader(open(EXAMPLES / "expected_scores.csv", encoding="utf-8"))}
+    for handin in sorted((EXAMPLES / "submissions").iterdir()):
+        root = make_root(tmp_path / handin.stem, zip_path, [(handin.name, handin)])
+        run(root)
+        data = json.loads((root / "results" / "results.json").read_text())
+        check_format(data, nqueens)
+        assert data["score"] == pytest.approx(expected[handin.stem], abs=0.01), handin.stem
+
+
+def test_an_empty_submission_scores_zero_with_a_reason(zip_path, nqueens, tmp_path):
+    root = make_root(tmp_path, zip_path)
+    run(root)
+    data = json.loads((root / "results" / "results.json").read_text())
+    check_format(data, nqueens)
+    assert data["score"] == 0 and "no notebook" in data["output"]
+
+
+def test_the_notebook_named_like_the_assignment_counts(zip_path, nqueens, tmp_path):
+    root = make_root(tmp_path, zip_path, [("n-queens.ipynb", EXAMPLES / "submissions" / "carol.ipynb"),
+                                          ("scratch.py", EXAMPLES / "submissions" / "walter.py")])
+    run(root)
+    data = json.loads((root / "results" / "results.json").read_text())
+    check_format(data, nqueens)
+    assert data["score"] == pytest.approx(4.3)
+
+
+def test_per_case_results_agree_between_gradebook_and_api(nqueens, tmp_path):
+    from click.testing import CliRunner as Runner
+
+    from autograder.cli import main
+
+    handin = EXAMPLES / "submissions" / "dave.ipynb"
+    out = tmp_path / "out"
+    result = Runner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                    "--out", str(out), str(handin)])
+    assert result.exit_code == 0, result.output
+    from_db = results.read(out, nqueens, [handin])
+    from_api = results.from_api(nqueens, [handin])
+    assert [(c.name, c.points, c.hidden) for c in from_db[0].cases] == \
+           [(c.name, c.points, c.hidden) for c in from_api[0].cases]
+    assert from_db[0].score == from_api[0].score == pytest.approx(3.15)
+    assert all(c.call is None for c in from_db[0].cases if c.hidden)
+
+
+def test_setup_sh_installs_the_bundled_engine_that_run_autograder_uses(zip_path, tmp_path):
+    # What Gradescope does: setup.sh once (here with this machine's Python 3.11 and PyPI),
+    # then run_autograder with nothing of ours on PATH.
+    root = make_root(tmp_path, zip_path, [("n-queens.ipynb", EXAMPLES / "submissions" / "erin.ipynb")])
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], capture_output=True, text=True,
+                           env={**os.environ, **env, "AUTOGRADER_ROOT": str(root)}, timeout=1200)
+    assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
+    assert (root / "venv" / "bin" / "autograder").is_file()
+    done = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
+                          env={**os.environ, **env, "AUTOGRADER_ROOT": str(root)}, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads((root / "results" / "results.json").read_text())
+    assert data["score"] == pytest.approx(4.9)
