@@ -51,8 +51,12 @@ class Limits:
 
 
 class Sandbox:
-    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD, workdir=None):
-        """`workdir`: where the sandbox keeps its private folder (default: the system's temp)."""
+    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD, workdir=None, isolation="auto"):
+        """`workdir`: where the sandbox keeps its private folder (default: the system's temp).
+
+        `isolation`: "auto" uses the strongest level that works here; "basic"
+        forces limits only (for tests of that level).
+        """
         self.limits = limits
         self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-", dir=workdir))
         for name in SANDBOX_FILES:
@@ -65,7 +69,7 @@ class Sandbox:
                "HOME": str(self.folder), "IPYTHONDIR": str(self.folder / ".ipython"), "PYTHONHASHSEED": "0"}
         self.zygote = subprocess.Popen(
             [sys.executable, "-I", "-B", str(self.folder / "zygote.py"), str(theirs.fileno()),
-             json.dumps(list(preload))],
+             json.dumps(list(preload)), isolation],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, cwd=self.folder, env=env)
         theirs.close()
@@ -95,7 +99,7 @@ class Sandbox:
         """Kill a worker's leftovers; learn how it ended when that is wanted (it costs a wait)."""
         with self._lock:
             self._live.pop(worker.pid, None)
-            self._ask({"op": "sweep", "slot": worker.slot, "keep": list(self._live)})
+            self._ask({"op": "sweep", "slot": worker.slot, "keep": list(self._live), "dead": worker.pid})
             if want_status:
                 return self._ask({"op": "exit-status", "pid": worker.pid})["status"]
             return None

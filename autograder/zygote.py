@@ -6,7 +6,7 @@ grader's requests (worker.py).  A fork costs a few milliseconds where a fresh
 interpreter with those imports costs hundreds.  It never runs student code
 itself and holds nothing secret.  Started by sandbox.py as
 
-    python -I -B zygote.py CONTROL_FD PRELOAD_JSON
+    python -I -B zygote.py CONTROL_FD PRELOAD_JSON auto|basic
 
 from a private folder holding only zygote.py, isolation.py, worker.py and
 runtime.py.  Requests come over a Unix socket, with pipe ends attached.
@@ -46,7 +46,7 @@ def main():
     shell.user_ns.update(worker.runtime_names())
     mountpoint = os.path.join(os.path.dirname(os.path.abspath(__file__)), "root")
     os.makedirs(mountpoint, exist_ok=True)
-    level = isolation.probe(mountpoint)
+    level = isolation.probe(mountpoint) if sys.argv[3] == "auto" else "basic"
     # Orphans of a worker (a double fork, setsid) come back to us, to be killed.
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # If the grader dies (even by kill -9), we clean up and go.
@@ -62,7 +62,7 @@ def main():
         if request["op"] == "spawn":
             _send(control, {"pid": _spawn(control, shell, request, fds, level, mountpoint)})
         elif request["op"] == "sweep":
-            _send(control, {"killed": _sweep(level, request["slot"], set(request["keep"]))})
+            _send(control, {"killed": _sweep(level, request["slot"], set(request["keep"]), request.get("dead"))})
         elif request["op"] == "exit-status":
             _send(control, {"status": _exit_status(request["pid"])})
         else:
@@ -71,7 +71,7 @@ def main():
 
 def _shut_down(level):
     for slot in _slots_used:
-        _sweep(level, slot, set())
+        _sweep(level, slot, set(), None)
     os._exit(0)
 
 
@@ -124,14 +124,17 @@ def _reap(signum, frame):
             _exits.pop(next(iter(_exits)))
 
 
-def _sweep(level, slot, keep):
-    """Kill every process left over from a slot's hand-in.
+def _sweep(level, slot, keep, dead):
+    """Kill every process left over from a slot's hand-in; `dead` is its worker.
 
     With full isolation a slot has a user id of its own, so that finds them
-    all; otherwise the orphans that came back to us (the subreaper) do.
+    all.  Otherwise the orphans come back to us (the subreaper) once their
+    parents are gone, so we wait for each generation and sweep again.
     `keep` holds the live workers of other slots.
     """
     killed = set()
+    if level != "full" and dead:
+        _exits[dead] = _exit_status(dead)  # reparents its children to us
     for _ in range(100):  # a fork racing the sweep is caught on the next pass
         found = [pid for pid in (_pids_of(isolation.slot_uid(os.getpid(), slot)) if level == "full" else _children())
                  if pid not in keep and pid not in killed]
@@ -143,6 +146,9 @@ def _sweep(level, slot, keep):
             except ProcessLookupError:
                 pass
             killed.add(pid)
+        if level != "full":
+            for pid in found:
+                _exit_status(pid)  # reaped, so its own children come back to us
     return len(killed)
 
 

@@ -133,3 +133,27 @@ def _uid_of(pid):
         return os.stat(f"/proc/{pid}").st_uid
     except FileNotFoundError:
         return None
+
+
+def test_basic_isolation_still_limits_time_and_cleans_up():
+    # What a grader not running as root gets: no namespaces, but limits and clean-up.
+    cells = ["import subprocess, sys\n"
+             "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],"
+             " start_new_session=True)\n"
+             "def pid():\n    return child.pid",
+             "def slow():\n    while True:\n        pass"]
+    with Sandbox(isolation="basic") as sandbox:
+        assert sandbox.isolation == "basic"
+        outcome = run(cells, "pid()", "slow()", timeout=0.5, sandbox=sandbox)
+        assert [c.status for c in outcome.calls] == ["ok", "timeout"]
+        child = outcome.calls[0].value
+        time.sleep(0.3)
+        assert not os.path.exists(f"/proc/{child}") or _is_zombie(child), "the escaped child survived"
+
+
+def _is_zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ")[1].startswith("Z")
+    except FileNotFoundError:
+        return True
