@@ -57,9 +57,9 @@ class Assignment:
     solution_path: Path
     student_path: Path
     expected_path: Path
-    # Cells the grader need not run: demos, public checks, and the check helpers
-    # (the worker already has them).
-    skip_tags: tuple = ("demo", "public-check", "autograder-runtime")
+    # Cells the grader need not run: demos, public checks, the check helpers
+    # (the worker already has them) and the reference's instructor-only cells.
+    skip_tags: tuple = ("demo", "public-check", "autograder-runtime", "reference-only")
 
     @property
     def max_score(self):

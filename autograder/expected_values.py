@@ -13,7 +13,9 @@ from .student_notebook import executable_reference
 
 
 def compute_expected(assignment, reference):
-    cells = [c.source for c in executable_reference(reference, assignment).cells if c.cell_type == "code"]
+    # Every cell but the instructor-only ones (a plot, say): demos must work too.
+    cells = [c.source for c in executable_reference(reference, assignment).cells
+             if c.cell_type == "code" and "reference-only" not in c.metadata.get("tags", [])]
     sandbox = shared_sandbox()
     outcome = grading.run_cases(assignment, cells, sandbox)
     for index, message in outcome.cell_errors:

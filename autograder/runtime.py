@@ -8,12 +8,14 @@ nothing installed.  It must therefore import only the standard library
 (numpy is used when present, never required).
 """
 
-import contextlib
-import math
-import sys
-import time
-import traceback
-import types
+# Private names: these helpers are pasted into students' notebooks, and must
+# not hand them `math` or `sys` that a failed import of their own would need.
+import contextlib as _contextlib
+import math as _math
+import sys as _sys
+import time as _time
+import traceback as _traceback
+import types as _types
 
 # Tagged JSON forms for what plain JSON cannot say.
 OPAQUE = "__opaque__"      # an object we refuse to compare (custom class, subclass, ...)
@@ -28,7 +30,7 @@ MAX_STR = 1_000_000
 
 
 def _numpy():
-    return sys.modules.get("numpy")
+    return _sys.modules.get("numpy")
 
 
 def to_plain(value, _depth=0, _budget=None):
@@ -46,12 +48,12 @@ def to_plain(value, _depth=0, _budget=None):
     if value is None or kind is bool or kind is int:
         return value
     if kind is float:
-        return value if math.isfinite(value) else {FLOAT: repr(value)}
+        return value if _math.isfinite(value) else {FLOAT: repr(value)}
     if kind is str:
         return value if len(value) <= MAX_STR else {TOO_BIG: True}
     if kind is list or kind is tuple:
         return [to_plain(item, _depth + 1, budget) for item in value]
-    if kind is types.GeneratorType:
+    if kind is _types.GeneratorType:
         # A generator counts as the list of what it yields, read after it is done
         # (so one that keeps yielding the same mutable list shows that bug).
         items = []
@@ -87,7 +89,7 @@ def _equal(expected, received, rel_tol=0.0):
         return type(expected) is type(received) and expected == received
     if type(expected) in (int, float) and type(received) in (int, float):
         if rel_tol:
-            return math.isclose(expected, received, rel_tol=rel_tol, abs_tol=rel_tol)
+            return _math.isclose(expected, received, rel_tol=rel_tol, abs_tol=rel_tol)
         return expected == received
     if type(expected) is str or type(received) is str:
         return type(expected) is type(received) and expected == received
@@ -146,9 +148,9 @@ def best_time(function, repeat):
     """(value, fastest wall time in seconds) over `repeat` calls."""
     best = None
     for _ in range(max(1, repeat)):
-        started = time.perf_counter()
+        started = _time.perf_counter()
         value = function()
-        seconds = time.perf_counter() - started
+        seconds = _time.perf_counter() - started
         best = seconds if best is None else min(best, seconds)
     return value, best
 
@@ -182,7 +184,7 @@ def show(plain, limit=600):
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def report_errors():
     """Run a demo block; print an error as a short message instead of raising.
 
@@ -192,8 +194,8 @@ def report_errors():
         yield
     except Exception as error:  # noqa: BLE001 - reporting is the point
         print(f"✗ {type(error).__name__}: {error}")
-        frames = traceback.extract_tb(error.__traceback__)[1:]
-        for line in traceback.format_list(frames[-3:]):
+        frames = _traceback.extract_tb(error.__traceback__)[1:]
+        for line in _traceback.format_list(frames[-3:]):
             print("   " + line.rstrip().replace("\n", "\n   "))
 
 
@@ -203,7 +205,7 @@ def run_checks(cases, namespace=None):
     `cases` is a list of dicts with keys call, expected (plain), points, hint
     and optionally compare / options.  Nothing here raises.
     """
-    namespace = namespace if namespace is not None else sys._getframe(1).f_globals
+    namespace = namespace if namespace is not None else _sys._getframe(1).f_globals
     earned = total = 0.0
     for case in cases:
         total += case["points"]

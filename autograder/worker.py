@@ -52,7 +52,7 @@ def make_shell():
 
 def runtime_names():
     """What a notebook's check-helper cell defines, so a grader may skip that cell."""
-    return {name: value for name, value in vars(runtime).items() if not name.startswith("__")}
+    return {name: value for name, value in vars(runtime).items() if not name.startswith("_")}
 
 
 def run_cell(shell, code):
