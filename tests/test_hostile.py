@@ -6,6 +6,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
+from autograder import isolation
 from autograder.cli import main
 from autograder.sandbox import shared_sandbox
 from conftest import ROOT
@@ -19,15 +20,23 @@ def read_csv(path):
 
 
 def sandbox_processes():
-    """Processes running under a grading slot's user id (see isolation.slot_uid)."""
-    found = []
+    """Processes under a grading slot's user id whose zygote is gone (see isolation.slot_uid).
+
+    Other sandboxes may be running at the same time (other tests, other graders):
+    their slots' processes are theirs, not leftovers.
+    """
+    live = set()
+    uids = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.stat(f"/proc/{pid}").st_uid >= 1_000_000:
-                found.append(pid)
-        except FileNotFoundError:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if b"zygote.py" in handle.read():
+                    live.add(int(pid))
+            uids[pid] = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
             pass
-    return found
+    return [pid for pid, uid in uids.items()
+            if uid >= isolation.slot_uid(0, 0) and (uid - isolation.slot_uid(0, 0)) // isolation.MAX_SLOTS not in live]
 
 
 @pytest.fixture(scope="module")
