@@ -1,7 +1,10 @@
+import json
 import shutil
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from autograder.assignment import load_assignment
 from autograder.course import load_course
@@ -34,3 +37,37 @@ def course_copy(tmp_path):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     shutil.copytree(ROOT / "autograder" / "assignments", tmp_path / "autograder" / "assignments")
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def colab_like_kernel(tmp_path_factory):
+    """JUPYTER_PATH for a kernel named colab-like: .venv-student, only numpy, sympy, ipykernel."""
+    if not STUDENT_PYTHON.exists():
+        pytest.fail(f"{STUDENT_PYTHON} is missing: run the tests with `make test`, which creates it")
+    spec_dir = tmp_path_factory.mktemp("jupyter") / "kernels" / "colab-like"
+    spec_dir.mkdir(parents=True)
+    (spec_dir / "kernel.json").write_text(json.dumps({
+        "argv": [str(STUDENT_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Colab-like (numpy, sympy)", "language": "python"}))
+    return spec_dir.parents[1]
+
+
+def run_all(notebook, jupyter_path, monkeypatch, cwd, kernel="colab-like"):
+    """Run all, as a student would; raises on the first cell that fails."""
+    monkeypatch.setenv("JUPYTER_PATH", str(jupyter_path))
+    NotebookClient(notebook, kernel_name=kernel, timeout=120,
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    return notebook
+
+
+def outputs(cell):
+    return "".join(o.get("text", "") for o in cell.outputs)
+
+
+def reference_namespace(assignment):
+    """The reference's functions: every code cell but the demos, run in one namespace."""
+    namespace = {}
+    for cell in nbformat.read(assignment.solution_path, as_version=4).cells:
+        if cell.cell_type == "code" and "demo" not in cell.metadata.get("tags", []):
+            exec(compile(cell.source, f"<{cell.id}>", "exec"), namespace)  # noqa: S102 - our own notebook
+    return namespace

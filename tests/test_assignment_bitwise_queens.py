@@ -12,7 +12,7 @@ import pytest
 
 from autograder.assignment import load_assignment
 from autograder.grading import grade
-from conftest import ROOT
+from conftest import ROOT, reference_namespace
 
 SPEED_CASE = "count_fast(9)"
 SUBMISSIONS = ROOT / "examples" / "bitwise-queens" / "submissions"
@@ -25,16 +25,11 @@ def bitwise(course):
 
 @pytest.fixture(scope="module")
 def ref(bitwise):
-    """The reference's functions: every code cell but the demos, run in one namespace."""
-    namespace = {}
-    for cell in nbformat.read(bitwise.solution_path, as_version=4).cells:
-        if cell.cell_type == "code" and "demo" not in cell.metadata.get("tags", []):
-            exec(compile(cell.source, f"<{cell.id}>", "exec"), namespace)  # noqa: S102 - our own notebook
-    return namespace
+    return reference_namespace(bitwise)
 
 
 def test_binary_strings_as_the_text_shows():
-    assert (f"{9:b}", f"{2177:b}", f"9:b") == ("1001", "100010000001", "9:b")
+    assert (f"{9:b}", f"{2177:b}", "9:b") == ("1001", "100010000001", "9:b")
     assert (3 | 5, 3 & 5, 3 ^ 5, 3 << 2, 5 >> 1, ~3, 12 & -12) == (7, 1, 6, 12, 2, -4, 4)
 
 

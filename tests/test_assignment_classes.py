@@ -11,14 +11,12 @@ exactly its public cases, one hidden row and the total.
 import ast
 import copy
 import csv
-import json
 import re
 import sys
 
 import nbformat
 import pytest
 from click.testing import CliRunner
-from nbclient import NotebookClient
 from openpyxl import load_workbook
 
 from autograder import runtime
@@ -26,7 +24,7 @@ from autograder.assignment import load_assignment
 from autograder.cli import main
 from autograder.course import load_course
 from autograder.grading import grade
-from conftest import ROOT, STUDENT_PYTHON
+from conftest import ROOT, outputs, run_all
 
 ASSIGNMENT_IDS = load_course(ROOT).assignment_ids()
 STUDENT_MODULES = {"numpy", "sympy"}  # what Colab-like kernels have besides the standard library
@@ -184,29 +182,6 @@ def test_every_demo_cell_reports_its_errors(assignment):
 
 
 # --- Run all, in a Colab-like kernel ---------------------------------------------
-
-@pytest.fixture(scope="module")
-def colab_like_kernel(tmp_path_factory):
-    if not STUDENT_PYTHON.exists():
-        pytest.fail(f"{STUDENT_PYTHON} is missing: run the tests with `make test`, which creates it")
-    spec_dir = tmp_path_factory.mktemp("jupyter") / "kernels" / "colab-like"
-    spec_dir.mkdir(parents=True)
-    (spec_dir / "kernel.json").write_text(json.dumps({
-        "argv": [str(STUDENT_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Colab-like (numpy, sympy)", "language": "python"}))
-    return spec_dir.parents[1]
-
-
-def run_all(notebook, jupyter_path, monkeypatch, cwd):
-    monkeypatch.setenv("JUPYTER_PATH", str(jupyter_path))
-    NotebookClient(notebook, kernel_name="colab-like", timeout=120,
-                   resources={"metadata": {"path": str(cwd)}}).execute()  # raises on a failing cell
-    return notebook
-
-
-def outputs(cell):
-    return "".join(o.get("text", "") for o in cell.outputs)
-
 
 def test_untouched_student_notebook_runs_to_the_end(assignment, student, colab_like_kernel, monkeypatch, tmp_path):
     notebook = run_all(copy.deepcopy(student), colab_like_kernel, monkeypatch, tmp_path)

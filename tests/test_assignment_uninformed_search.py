@@ -7,12 +7,11 @@ the stack discipline the notebook states is re-implemented independently.
 
 import itertools
 
-import nbformat
 import pytest
 
 from autograder.assignment import load_assignment
 from autograder.grading import grade
-from conftest import ROOT
+from conftest import ROOT, reference_namespace
 
 # The orders the original course's checks expect (as printed in its notebook).
 ORDER_5 = [[0, 3, 1, 4, 2], [0, 2, 4, 1, 3], [1, 4, 2, 0, 3], [1, 3, 0, 2, 4], [2, 4, 1, 3, 0],
@@ -27,12 +26,7 @@ def search(course):
 
 @pytest.fixture(scope="module")
 def ref(search):
-    """The reference's functions: every code cell but the demos, run in one namespace."""
-    namespace = {}
-    for cell in nbformat.read(search.solution_path, as_version=4).cells:
-        if cell.cell_type == "code" and "demo" not in cell.metadata.get("tags", []):
-            exec(compile(cell.source, f"<{cell.id}>", "exec"), namespace)  # noqa: S102 - our own notebook
-    return namespace
+    return reference_namespace(search)
 
 
 def attack(r1, c1, r2, c2):

@@ -8,7 +8,6 @@ import stat
 import subprocess
 import zipfile
 
-import pytest
 from click.testing import CliRunner
 
 from autograder.cli import main

@@ -2,7 +2,6 @@
 
 from openpyxl import load_workbook
 
-from autograder.course import load_course
 
 
 def test_rubric_has_exactly_the_public_cases(course, nqueens, nqueens_expected):

@@ -3,7 +3,6 @@
 import os
 import time
 
-import pytest
 
 from autograder import runner
 from autograder.calls import parse_call

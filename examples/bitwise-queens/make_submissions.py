@@ -29,37 +29,18 @@ The speed case's baseline is timed in a clean worker that ran the reference
 notebook, never in the student's own.
 """
 
-import copy
-import json
+import sys
 from pathlib import Path
 
-import nbformat
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from examplekit import Kit  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-STUDENT = ROOT / "assignments" / "bitwise-queens" / "bitwise-queens.ipynb"
-REFERENCE = ROOT / "solutions" / "bitwise-queens" / "bitwise-queens.ipynb"
-OUT = Path(__file__).parent / "submissions"
-
-
-def solved(source):
-    """A reference cell as a student who solved it would hand it in."""
-    return (source.replace("### BEGIN SOLUTION", "### BEGIN YOUR CODE")
-            .replace("### END SOLUTION", "### END YOUR CODE"))
-
-
-def reference_cells():
-    notebook = nbformat.read(REFERENCE, as_version=4)
-    return {c.id: solved(c.source) for c in notebook.cells if c.cell_type == "code"}
-
-
-def edit(key, old, new):
-    """The reference cell `key` with one piece of text replaced (which must be there)."""
-    assert old in REF[key], (key, old)
-    return REF[key].replace(old, new)
-
-
-REF = reference_cells()
-CORRECT = {key: REF[key] for key in ("square-bits", "queens-solutions", "count-fast")}
+KIT = Kit("bitwise-queens")
+REF = KIT.reference
+edit = KIT.edit
+# A cell of imports that fails: a module from her own computer.
+BAD_IMPORTS = "import bitstring  # installed on her laptop only\nimport itertools\nimport time"
+CORRECT = KIT.correct("square-bits", "queens-solutions", "count-fast")
 
 # yields the one list it keeps changing, as CPython's simple_conjoin does
 SHARED_LIST = edit("queens-solutions", "yield list(row2col)  # a copy: row2col keeps changing after this",
@@ -165,7 +146,7 @@ STUDENTS = {
     # her imports cell stops at a module she does not have, so itertools is never
     # imported and brute force fails in her notebook.  Nothing she wrote uses it, and
     # the speed case's baseline runs in the grader's own worker: 5
-    "heidi": (CORRECT, "bad-import"),
+    "heidi": (CORRECT, {"imports": BAD_IMPORTS}),
     # the untouched student notebook: 0
     "judy": ({}, None),
     # NE-SW bits one place higher than specified.  Every square_bits and rowuses value
@@ -181,23 +162,9 @@ STUDENTS = {
 }
 
 
-def write_notebook(student, replacements, extra):
-    notebook = copy.deepcopy(nbformat.read(STUDENT, as_version=4))
-    for cell in notebook.cells:
-        if cell.cell_type == "code" and cell.id in replacements:
-            cell.source = replacements[cell.id].strip("\n")
-    if extra == "bad-import":
-        imports = next(c for c in notebook.cells if c.id == "imports")
-        imports.source = "import bitstring  # installed on her laptop only\nimport itertools\nimport time"
-    nbformat.validate(notebook)
-    nbformat.write(notebook, OUT / f"{student}.ipynb")
-
-
 def main():
-    OUT.mkdir(exist_ok=True)
-    for student, (replacements, extra) in STUDENTS.items():
-        write_notebook(student, replacements, extra)
-    print(json.dumps(sorted(p.name for p in OUT.iterdir())))
+    KIT.write_all(STUDENTS)
+    print(KIT.listing())
 
 
 if __name__ == "__main__":

@@ -10,31 +10,19 @@ worked out by hand from the cases (see the comments below), not copied from
 the grader's output.
 """
 
-import copy
-import json
+import sys
 from pathlib import Path
 
-import nbformat
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from examplekit import Kit  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-STUDENT = ROOT / "assignments" / "n-queens" / "n-queens.ipynb"
-REFERENCE = ROOT / "solutions" / "n-queens" / "n-queens.ipynb"
-OUT = Path(__file__).parent / "submissions"
-
-
-def solved(source):
-    """A reference cell as a student who solved it would hand it in."""
-    return (source.replace("### BEGIN SOLUTION", "### BEGIN YOUR CODE")
-            .replace("### END SOLUTION", "### END YOUR CODE"))
-
-
-def reference_cells():
-    notebook = nbformat.read(REFERENCE, as_version=4)
-    return {c.id: solved(c.source) for c in notebook.cells if c.cell_type == "code"}
-
-
-REF = reference_cells()
-CORRECT = {key: REF[key] for key in ("get-n", "board2str", "is-solved")}
+KIT = Kit("n-queens")
+REF = KIT.reference
+edit = KIT.edit
+# A cell of imports that fails: a module from her own computer.
+BAD_IMPORTS = ("import numpy as np\nimport nqueens_helpers  # a file she forgot to upload\n"
+               "from sympy.utilities.iterables import multiset_permutations")
+CORRECT = KIT.correct("get-n", "board2str", "is-solved")
 
 IS_SOLVED_R_MINUS_C_ONLY = '''
 def is_solved(pos):
@@ -160,7 +148,7 @@ STUDENTS = {
     "grace": (CHATTY, None),
     # imports a helper that does not exist, so sympy's multiset_permutations is never
     # imported: get_solutions fails, so count_solutions(1..8) earn nothing: 5 - 2 = 3
-    "heidi": (CORRECT, "bad-import"),
+    "heidi": (CORRECT, {"imports": BAD_IMPORTS}),
     # is_solved never returns once no adjacent pair is on a diagonal: the True cases
     # and every count but n = 2 time out.  Left: get_n 0.2, board2str 0.5 + 0.2 hidden,
     # range(15) 0.75, count_solutions(2) 0.25, the two False hidden cases 0.2: 2.1
@@ -174,41 +162,22 @@ STUDENTS = {
     # works for lists only: the tuple and numpy array hidden cases fail: 4.8
     "olivia": ({**CORRECT, "is-solved": IS_SOLVED_LIST_ONLY}, None),
     # a demo cell of her own that loops forever at top level, functions right: 5
-    "peggy": (CORRECT, "top-level-loop"),
+    "peggy": (CORRECT, {"append": "# watch the solver forever\nwhile True:\n    pass"}),
 }
 
 
-def write_notebook(student, replacements, extra):
-    notebook = copy.deepcopy(nbformat.read(STUDENT, as_version=4))
-    for cell in notebook.cells:
-        if cell.cell_type == "code" and cell.id in replacements:
-            cell.source = replacements[cell.id].strip("\n")
-    if extra == "bad-import":
-        imports = next(c for c in notebook.cells if c.id == "imports")
-        imports.source = "import numpy as np\nimport nqueens_helpers  # a file she forgot to upload\n" \
-                         "from sympy.utilities.iterables import multiset_permutations"
-    if extra == "top-level-loop":
-        cell = nbformat.v4.new_code_cell("# watch the solver forever\nwhile True:\n    pass")
-        cell.id = "peggy-loop"
-        notebook.cells.append(cell)
-    nbformat.validate(notebook)
-    nbformat.write(notebook, OUT / f"{student}.ipynb")
-
-
 def main():
-    OUT.mkdir(exist_ok=True)
-    for student, (replacements, extra) in STUDENTS.items():
-        write_notebook(student, replacements, extra)
+    KIT.write_all(STUDENTS)
     # Broken hand-ins: not JSON, and empty.
-    (OUT / "trent.ipynb").write_text('{"cells": [ this is not json', encoding="utf-8")
-    (OUT / "victor.ipynb").write_text("", encoding="utf-8")
+    (KIT.out / "trent.ipynb").write_text('{"cells": [ this is not json', encoding="utf-8")
+    (KIT.out / "victor.ipynb").write_text("", encoding="utf-8")
     # A plain script hand-in with "# %%" cells.
     script = "# %%\nimport numpy as np\nfrom sympy.utilities.iterables import multiset_permutations\n"
     for key in ("get-n", "board2str", "is-solved"):
         script += "\n# %%\n" + CORRECT[key].strip("\n") + "\n"
     script += "\n# %%\n" + REF["get-solutions"] + "\n\n# %%\n" + REF["count-solutions"] + "\n"
-    (OUT / "walter.py").write_text(script, encoding="utf-8")
-    print(json.dumps(sorted(p.name for p in OUT.iterdir())))
+    (KIT.out / "walter.py").write_text(script, encoding="utf-8")
+    print(KIT.listing())
 
 
 if __name__ == "__main__":

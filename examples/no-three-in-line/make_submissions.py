@@ -35,38 +35,19 @@ line, so a solver that forgets the line rule still gets P11 right; and for
 n = 8 the plain n-queens puzzle has 92 solutions, the first [0, 4, 7, 5, 2, 6, 1, 3].
 """
 
-import copy
-import json
+import sys
 from pathlib import Path
 
-import nbformat
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from examplekit import Kit  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-STUDENT = ROOT / "assignments" / "no-three-in-line" / "no-three-in-line.ipynb"
-REFERENCE = ROOT / "solutions" / "no-three-in-line" / "no-three-in-line.ipynb"
-OUT = Path(__file__).parent / "submissions"
-
-
-def solved(source):
-    """A reference cell as a student who solved it would hand it in."""
-    return (source.replace("### BEGIN SOLUTION", "### BEGIN YOUR CODE")
-            .replace("### END SOLUTION", "### END YOUR CODE"))
-
-
-def reference_cells():
-    notebook = nbformat.read(REFERENCE, as_version=4)
-    return {c.id: solved(c.source) for c in notebook.cells if c.cell_type == "code"}
-
-
-def edit(key, old, new):
-    """The reference cell `key` with one piece of text replaced (which must be there)."""
-    assert old in REF[key], (key, old)
-    return REF[key].replace(old, new)
-
-
-REF = reference_cells()
+KIT = Kit("no-three-in-line")
+REF = KIT.reference
+edit = KIT.edit
+# A cell of imports that fails: a module from her own computer.
+BAD_IMPORTS = "import geometry  # her own module, not handed in\nimport itertools"
 WRITTEN = ("collinear", "is-valid", "can-add", "solutions", "first-solution", "count-solutions")
-CORRECT = {key: REF[key] for key in WRITTEN}
+CORRECT = KIT.correct(*WRITTEN)
 
 COLLINEAR_BY_SLOPES = '''
 def collinear(p, q, r):
@@ -155,7 +136,7 @@ STUDENTS = {
     # is_valid and can_add raise NameError on every call, even is_valid([]), and so
     # do solutions, first_solution and count_solutions (can_add([], 0) is their
     # first step).  Only collinear works: P1-P4, H1, H2.  1 + 0.2 = 1.2
-    "heidi": (CORRECT, "bad-import"),
+    "heidi": (CORRECT, {"imports": BAD_IMPORTS}),
     # the untouched student notebook: 0
     "judy": ({}, None),
     # her is_valid checks rows and lines but forgets the diagonals: P8 fails (-0.2);
@@ -164,23 +145,9 @@ STUDENTS = {
 }
 
 
-def write_notebook(student, replacements, extra):
-    notebook = copy.deepcopy(nbformat.read(STUDENT, as_version=4))
-    for cell in notebook.cells:
-        if cell.cell_type == "code" and cell.id in replacements:
-            cell.source = replacements[cell.id].strip("\n")
-    if extra == "bad-import":
-        imports = next(c for c in notebook.cells if c.id == "imports")
-        imports.source = "import geometry  # her own module, not handed in\nimport itertools"
-    nbformat.validate(notebook)
-    nbformat.write(notebook, OUT / f"{student}.ipynb")
-
-
 def main():
-    OUT.mkdir(exist_ok=True)
-    for student, (replacements, extra) in STUDENTS.items():
-        write_notebook(student, replacements, extra)
-    print(json.dumps(sorted(p.name for p in OUT.iterdir())))
+    KIT.write_all(STUDENTS)
+    print(KIT.listing())
 
 
 if __name__ == "__main__":

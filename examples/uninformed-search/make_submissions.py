@@ -34,33 +34,20 @@ passes P17 but not P16 or H8; and the 1 x 1 board has one solution, [[0]],
 whatever the order.
 """
 
-import copy
-import json
+import sys
 from pathlib import Path
 
-import nbformat
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from examplekit import Kit  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-STUDENT = ROOT / "assignments" / "uninformed-search" / "uninformed-search.ipynb"
-REFERENCE = ROOT / "solutions" / "uninformed-search" / "uninformed-search.ipynb"
-OUT = Path(__file__).parent / "submissions"
-
-
-def solved(source):
-    """A reference cell as a student who solved it would hand it in."""
-    return (source.replace("### BEGIN SOLUTION", "### BEGIN YOUR CODE")
-            .replace("### END SOLUTION", "### END YOUR CODE"))
-
-
-def reference_cells():
-    notebook = nbformat.read(REFERENCE, as_version=4)
-    return {c.id: solved(c.source) for c in notebook.cells if c.cell_type == "code"}
-
-
-REF = reference_cells()
+KIT = Kit("uninformed-search")
+REF = KIT.reference
+edit = KIT.edit
+# A cell of imports that fails: a module from her own computer.
+BAD_IMPORTS = "import search_utils  # a file from her own computer\nfrom math import comb"
 WRITTEN = ("num-placements-all", "num-placements-one-per-row", "diag-okay", "cross-okay",
            "move-allowed", "n-queens-valid", "n-queens-helper", "n-queens-solutions")
-CORRECT = {key: REF[key] for key in WRITTEN}
+CORRECT = KIT.correct(*WRITTEN)
 
 CROSS_OKAY_COLUMNS_ONLY = '''
 def cross_okay(row1, col1, row2, col2):
@@ -224,7 +211,7 @@ STUDENTS = {
     # comb` runs, and her num_placements_all calls comb(...): NameError, P1 fails
     # (-0.25).  (`math` itself would still be there: the check helpers' cell imports
     # it.)  num_placements_one_per_row uses ** and needs no import.  4.75
-    "heidi": ({**CORRECT, "num-placements-all": COMB_IMPORTED}, "bad-import"),
+    "heidi": ({**CORRECT, "num-placements-all": COMB_IMPORTED}, {"imports": BAD_IMPORTS}),
     # tries all n ** n one-per-row placements and keeps the valid ones, so the solutions
     # come out in increasing order: P16 fails (-0.35), P17 (n = 6, 46656 boards) and H7
     # pass; n = 8 means 16.7 million boards, past the 1 s case limit: P18 fails (-0.4);
@@ -242,23 +229,9 @@ STUDENTS = {
 }
 
 
-def write_notebook(student, replacements, extra):
-    notebook = copy.deepcopy(nbformat.read(STUDENT, as_version=4))
-    for cell in notebook.cells:
-        if cell.cell_type == "code" and cell.id in replacements:
-            cell.source = replacements[cell.id].strip("\n")
-    if extra == "bad-import":
-        imports = next(c for c in notebook.cells if c.id == "imports")
-        imports.source = "import search_utils  # a file from her own computer\nfrom math import comb"
-    nbformat.validate(notebook)
-    nbformat.write(notebook, OUT / f"{student}.ipynb")
-
-
 def main():
-    OUT.mkdir(exist_ok=True)
-    for student, (replacements, extra) in STUDENTS.items():
-        write_notebook(student, replacements, extra)
-    print(json.dumps(sorted(p.name for p in OUT.iterdir())))
+    KIT.write_all(STUDENTS)
+    print(KIT.listing())
 
 
 if __name__ == "__main__":
