@@ -22,9 +22,17 @@ $(STUDENT_VENV)/.installed: $(VENV)/.installed
 	touch $@
 
 demo: install
-	$(BIN)/autograder grade --assignment n-queens --out $(DEMO_OUT) examples/n-queens/submissions
+	for folder in examples/*/submissions; do \
+	  id=$$(basename $$(dirname $$folder)); \
+	  $(BIN)/autograder grade --assignment $$id --out $(DEMO_OUT)/$$id $$folder || exit 1; \
+	  $(BIN)/autograder feedback --out $(DEMO_OUT)/$$id || exit 1; \
+	  $(BIN)/autograder report --out $(DEMO_OUT)/$$id || exit 1; \
+	done
+	@echo "feedback pages: $(DEMO_OUT)/<assignment>/feedback/<student>/feedback.html"
+	@echo "class reports:  $(DEMO_OUT)/<assignment>/report.html"
 
 test: install $(STUDENT_VENV)/.installed
+	sh tests/browser/install.sh
 	$(BIN)/python -m pytest
 
 build: install
@@ -39,3 +47,17 @@ examples: install
 
 clean:
 	rm -rf $(VENV) $(STUDENT_VENV) build
+
+# Throwaway venvs for the other graders (autograder export, tests/test_engine_agreement.py,
+# benchmarks/grade_throughput.py): the [project.optional-dependencies] groups `otter`
+# and `nbgrader` of pyproject.toml, plus the student kernel's packages at our pins.
+OTTER_VENV := .venv-otter
+NBGRADER_VENV := .venv-nbgrader
+
+$(OTTER_VENV)/.installed: pyproject.toml $(VENV)/.installed
+	rm -rf $(OTTER_VENV)
+	$(BIN)/python -m autograder.export.tools install otter
+
+$(NBGRADER_VENV)/.installed: pyproject.toml $(VENV)/.installed
+	rm -rf $(NBGRADER_VENV)
+	$(BIN)/python -m autograder.export.tools install nbgrader

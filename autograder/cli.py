@@ -1,4 +1,4 @@
-"""The `autograder` command: build, grade."""
+"""The `autograder` command: build, grade, feedback, report, release (and export)."""
 
 import os
 import shlex
@@ -15,6 +15,7 @@ from .assignment import AssignmentError, load_assignment
 from .build import build as run_build
 from .course import CourseError, load_course
 from .errors import BuildError
+from .feedback.cli import feedback_command, release_command, report_command
 from .gradebook import Gradebook, GradebookError
 from .intake import IntakeError, IntakeOptions, collect
 from .isolation import MAX_SLOTS
@@ -129,6 +130,11 @@ def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout
                      + ", ".join(intake.ignored[:5]) + (" ..." if len(intake.ignored) > 5 else ""))
     click.echo("; ".join(notes))
     click.echo(f"wrote {out_dir / 'grades.csv'} and {out_dir / 'gradebook.db'}")
+
+
+main.add_command(feedback_command)
+main.add_command(report_command)
+main.add_command(release_command)
 
 
 def _progress():

@@ -102,7 +102,7 @@ class Gradebook:
             "SELECT id, status, submitted_at, source FROM submissions WHERE assignment = ? AND student = ?",
             (assignment, student)).fetchall()
         usable = [r for r in rows if r[1] not in UNGRADABLE] or rows
-        newest = max(usable, key=lambda r: (r[2] or "", r[3] or ""))
+        newest = max(usable, key=lambda r: (r[2] or "", r[3] or "", r[0]))  # ties: the later grading
         self.db.execute("UPDATE submissions SET counted = (id = ?) WHERE assignment = ? AND student = ?",
                         (newest[0], assignment, student))
 

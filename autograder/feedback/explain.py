@@ -1,0 +1,191 @@
+"""Statuses and errors in plain words, and tracebacks kept short.
+
+The sentences here are generic, chosen by status or exception type, so none
+repeats a case's input.  `failure_summary` and `hidden_result` decide what
+may be said about a hidden case: never its message, only its kind.
+"""
+
+import re
+
+# Why a whole hand-in did not run to a verdict on every case (submissions.status).
+SUBMISSION_STATUS = {
+    "timeout": ("Some checks ran out of time.",
+                "A function that never returns usually has a loop whose condition never becomes false, or a "
+                "recursion without a base case. Call it yourself in Colab on a small input and check that it "
+                "finishes; then make it do less work (stop as soon as the answer is known)."),
+    "memory": ("Some checks ran out of memory.",
+               "Look for a list that keeps growing, or for code that builds every possibility at once (all "
+               "permutations of a long list): work through them one at a time instead."),
+    "crashed": ("The Python process running your code stopped during some checks.",
+                "Do not call exit(), quit() or os._exit() in the notebook, and avoid code that can crash the "
+                "interpreter (very deep recursion). Run all cells in Colab and check that it reaches the end."),
+    "invalid-notebook": ("Your file could not be read as a Jupyter notebook, so nothing in it was run.",
+                         "In Colab use File → Download → Download .ipynb and hand in that file as it is, "
+                         "without opening or saving it in another program first."),
+    "unreadable": ("Your file could not be read, so nothing in it was run.",
+                   "Download the notebook again (File → Download → Download .ipynb) and hand it in again."),
+    "empty": ("Your hand-in has no code in it, so nothing could be run.",
+              "Save your work in Colab (File → Save) before you download it, and check that the file you hand "
+              "in is the notebook you worked on."),
+    "wrong-file-type": ("The file you handed in is not a notebook (.ipynb) or a Python file (.py).",
+                        "Hand in the notebook itself: in Colab, File → Download → Download .ipynb."),
+    "unsafe-path": ("Your zip holds a file whose path points outside the archive (or a link), so it was not "
+                    "unpacked.",
+                    "Hand in the .ipynb file itself rather than a zip."),
+    "too-large": ("Your hand-in is larger than the grader accepts.",
+                  "Clear the outputs (Edit → Clear all outputs), save, download the .ipynb again and hand in "
+                  "that file."),
+    "invalid-zip": ("Your zip file could not be opened.",
+                    "Hand in the .ipynb file itself, or make the zip again from the notebook."),
+    "no-notebook": ("No notebook (.ipynb) was found in your hand-in.",
+                    "Check that your notebook is in the repository (commit and push it) or in the zip, "
+                    "with the .ipynb extension."),
+}
+
+# One case's result (case_results.status).
+CASE_STATUS = {
+    "passed": "passed",
+    "failed": "wrong answer",
+    "error": "raised an error",
+    "timeout": "ran out of time",
+    "memory": "ran out of memory",
+    "crashed": "crashed",
+    "not-run": "not run",
+}
+
+CASE_ADVICE = {
+    "failed": "Your function returned a value, but not the expected one.",
+    "error": "Your function raised an error instead of returning a value.",
+    "timeout": "No answer came back within the time limit: the function loops forever or does far too much "
+               "work.",
+    "memory": "The function used more memory than allowed.",
+    "crashed": "The Python process stopped while running this check (exit() or a crash).",
+}
+
+# Plain words for common exceptions, by type name.
+EXCEPTIONS = {
+    "NotImplementedError": "This function is not written yet: the `raise NotImplementedError` line is still "
+                           "there. Replace it with your code.",
+    "NameError": "Your code uses a name that does not exist when the function runs: check its spelling, and "
+                 "that the cell defining or importing it runs without an error.",
+    "UnboundLocalError": "A variable is used before it gets a value in this function.",
+    "TypeError": "A value of the wrong type was used: for example calling something that is not a function, "
+                 "indexing a number, or mixing numbers and strings.",
+    "IndexError": "Your code uses a list index that does not exist (past the end of the list).",
+    "KeyError": "Your code looks up a key that is not in the dictionary.",
+    "ValueError": "A function got a value it cannot work with (for example list.index of a missing item).",
+    "ZeroDivisionError": "Your code divides by zero.",
+    "AttributeError": "Your code uses an attribute or method the value does not have (check its type).",
+    "RecursionError": "The function calls itself too deeply: is there a base case that is always reached?",
+    "AssertionError": "An assert in your code failed.",
+    "MemoryError": "The function used more memory than allowed.",
+    "ModuleNotFoundError": "Your code imports a module that is not available to the grader; use only the "
+                           "standard library, numpy and sympy.",
+    "ImportError": "An import in your code failed; use only the standard library, numpy and sympy.",
+    "StopIteration": "next() was called on an iterator that had nothing left.",
+}
+
+_EXCEPTION_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::|$)")
+_SAFE_FAILED = re.compile(r"^(wrong value|expected an? [a-z ]+, got an? [a-z ]+)$")
+
+
+def submission_problem(status, message=""):
+    """(what happened, what to try) for a hand-in's status, or None when it ran normally."""
+    if status in SUBMISSION_STATUS:
+        return SUBMISSION_STATUS[status]
+    if status == "graded" and "cell" in (message or ""):
+        return ("Some notebook cells raised an error or were stopped when your notebook was run top to bottom.",
+                "A check that needs what such a cell defines then fails too. In Colab use Runtime → Restart and "
+                "run all, and fix the first cell that fails.")
+    if status and status != "graded":
+        return (f"Your hand-in could not be graded normally ({status}).",
+                "Ask your TA what went wrong.")
+    return None
+
+
+def exception_name(message):
+    """`NameError` from "NameError: name 'x' is not defined"; None when the message has no type."""
+    match = _EXCEPTION_NAME.match((message or "").strip())
+    return match.group(1) if match else None
+
+
+def error_words(message):
+    """Plain words for an error message, by its exception type."""
+    name = exception_name(message)
+    if name is None:
+        return "Your code raised an error while running this check."
+    return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} while running this check.")
+
+
+def case_result(status):
+    return CASE_STATUS.get(status, status or "not run")
+
+
+def failure_summary(status, message, hidden):
+    """One line about a case that did not pass, the same for every student who failed it the same way.
+
+    For a hidden case it never repeats its message (which could echo the
+    input): an exception's type is chosen by code, not by input, so it is
+    kept; a wrong value is named by its kind only when the message is one of
+    scoring's fixed sentences ("expected a bool, got a number").
+    """
+    message = (message or "").strip()
+    if status in ("timeout", "memory", "crashed", "not-run"):
+        return case_result(status)
+    if status == "failed":
+        if message.startswith("right answer, but"):
+            return "right answer, but too slow"
+        if not message or (hidden and not _SAFE_FAILED.match(message)):
+            return "wrong value"
+        return message
+    if status == "error" and hidden:
+        name = exception_name(message)
+        return f"{name} (message not shown: hidden case)" if name else "an error (message not shown: hidden case)"
+    return message or case_result(status)
+
+
+def hidden_result(status, message):
+    """The only words about a hidden case's result that students get (see failure_summary)."""
+    words = case_result(status)
+    if status == "error":
+        name = exception_name(message)
+        return f"{words} ({name})" if name else words
+    if status == "failed":
+        detail = failure_summary(status, message, hidden=True)
+        return words if detail == "wrong value" else f"{words}: {detail}"
+    return words
+
+
+def short_traceback(text, frames=3):
+    """The traceback of the student's own frames, at most `frames` of them, readably.
+
+    Keeps the first frame (where the check entered the student's code) and
+    the last ones (where the error happened).
+    """
+    blocks, current = [], []
+    for line in (text or "").splitlines():
+        if line.startswith("  File ") and current:
+            blocks.append(current)
+            current = []
+        current.append(line)
+    if current:
+        blocks.append(current)
+    blocks = [[_where(block[0]), *block[1:]] for block in blocks if block]
+    if len(blocks) > frames:
+        skipped = len(blocks) - frames
+        blocks = [blocks[0], [f"  ... ({skipped} more call{'s' if skipped > 1 else ''}) ..."],
+                  *blocks[-(frames - 1):]]
+    return "\n".join(line for block in blocks for line in block).rstrip()
+
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>.+)$')
+
+
+def _where(line):
+    match = _FRAME.match(line)
+    if not match:
+        return line
+    file = match.group("file")
+    if file.startswith("<ipython-input-") or file.startswith("<cell"):
+        return f"  in {match.group('function')}, line {match.group('line')} of its cell"
+    return line

@@ -1,0 +1,120 @@
+"""Read graded hand-ins from DIR/gradebook.db, read-only.
+
+Only the counted hand-in of each student (`counted = 1`) is read: it is the
+one grades.csv reports.  Hidden cases come back with `call = None` (the
+gradebook never stores their inputs).
+"""
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class FeedbackError(Exception):
+    """A feedback, report or release step cannot work at all (one line for the user)."""
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    position: int
+    name: str
+    function: str
+    hidden: bool
+    description: str
+    call: str | None
+    points: float
+    max_points: float
+    status: str
+    message: str
+    received: str
+    traceback: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SubmissionRow:
+    student: str
+    assignment: str
+    source: str
+    submitted_at: str
+    score: float
+    max_score: float
+    status: str
+    message: str
+    seconds: float
+    student_seconds: float
+    handins: int
+    cases: tuple = field(default=())
+
+
+def gradebook_path(out_dir):
+    return Path(out_dir) / "gradebook.db"
+
+
+def _connect(out_dir):
+    path = gradebook_path(out_dir)
+    if not path.is_file():
+        raise FeedbackError(f"no gradebook at {path}: run `autograder grade --out {out_dir}` first")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        db.execute("SELECT 1 FROM submissions LIMIT 1")
+    except sqlite3.DatabaseError as error:
+        raise FeedbackError(f"{path}: not a usable gradebook ({error})") from None
+    return db
+
+
+def assignments_in(out_dir):
+    """The assignment ids that have counted hand-ins in the gradebook."""
+    db = _connect(out_dir)
+    try:
+        return [r[0] for r in db.execute(
+            "SELECT DISTINCT assignment FROM submissions WHERE counted = 1 ORDER BY assignment")]
+    finally:
+        db.close()
+
+
+def choose_assignment(out_dir, assignment_id):
+    """`assignment_id`, or the gradebook's only assignment when it is None."""
+    known = assignments_in(out_dir)
+    if assignment_id is None:
+        if len(known) == 1:
+            return known[0]
+        if not known:
+            raise FeedbackError(f"{gradebook_path(out_dir)} holds no graded hand-ins")
+        raise FeedbackError(f"{gradebook_path(out_dir)} holds several assignments ({', '.join(known)}): "
+                            "choose one with --assignment")
+    if assignment_id not in known:
+        raise FeedbackError(f"{gradebook_path(out_dir)} has no hand-ins for {assignment_id!r} "
+                            f"(it has: {', '.join(known) or 'none'})")
+    return assignment_id
+
+
+def load_submissions(out_dir, assignment_id):
+    """Every student's counted hand-in with its cases, ordered by student."""
+    db = _connect(out_dir)
+    try:
+        rows = db.execute(
+            "SELECT s.id, s.student, s.assignment, s.source, s.submitted_at, s.score, s.max_score, s.status, "
+            "s.message, s.seconds, s.student_seconds, (SELECT COUNT(*) FROM submissions t "
+            "WHERE t.assignment = s.assignment AND t.student = s.student) "
+            "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
+            (assignment_id,)).fetchall()
+        result = []
+        for (sid, student, assignment, source, submitted_at, score, max_score, status, message, seconds,
+             student_seconds, handins) in rows:
+            cases = tuple(
+                CaseRow(position=r[0], name=r[1] or "", function=r[2] or "", hidden=bool(r[3]),
+                        description=r[4] or "", call=None if r[3] else r[5], points=r[6] or 0.0,
+                        max_points=r[7] or 0.0, status=r[8] or "", message=r[9] or "", received=r[10] or "",
+                        traceback=r[11] or "", seconds=r[12] or 0.0)
+                for r in db.execute(
+                    "SELECT position, name, function, hidden, description, call, points, max_points, status, "
+                    "message, received, traceback, seconds FROM case_results WHERE submission_id = ? "
+                    "ORDER BY position", (sid,)))
+            result.append(SubmissionRow(
+                student=student, assignment=assignment, source=source or "", submitted_at=submitted_at or "",
+                score=score or 0.0, max_score=max_score or 0.0, status=status or "", message=message or "",
+                seconds=seconds or 0.0, student_seconds=student_seconds or 0.0, handins=handins, cases=cases))
+        return result
+    finally:
+        db.close()

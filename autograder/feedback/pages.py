@@ -1,0 +1,63 @@
+"""Every student's feedback page (HTML and Markdown), rendered and leak-checked.
+
+`feedback`, and both kinds of release, render from the gradebook through
+here, so what a student gets is the same wherever it is delivered.  A page
+that holds a hidden case's input or a distinctive hidden expected value (only
+possible if a hand-in printed one into its own error message, or if
+something upstream went wrong) is withheld, and said so, rather than written.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import leak_guard
+from .load import load_submissions
+from .names import safe_name
+from .render import render
+from .view import student_view
+from .write import write_if_changed
+
+HTML_NAME, MARKDOWN_NAME = "feedback.html", "feedback.md"
+
+
+@dataclass(frozen=True)
+class Page:
+    student: str
+    folder: str           # a safe folder name
+    html: str
+    markdown: str
+    submission: object    # load.SubmissionRow
+
+
+@dataclass
+class Pages:
+    pages: list
+    withheld: dict = field(default_factory=dict)   # student -> [Leak]
+
+
+def build_pages(course, assignment, out_dir):
+    expected = assignment.load_expected()
+    needles = leak_guard.hidden_needles(course, [assignment.id])
+    result = Pages([])
+    for submission in load_submissions(out_dir, assignment.id):
+        view = student_view(submission, assignment, expected, course)
+        html = render("feedback.html.j2", **view)
+        markdown = render("feedback.md.j2", **view)
+        leaks = leak_guard.scan({HTML_NAME: html, MARKDOWN_NAME: markdown}, needles)
+        if leaks:
+            result.withheld[submission.student] = leaks
+            continue
+        result.pages.append(Page(submission.student, safe_name(submission.student), html, markdown, submission))
+    return result
+
+
+def write_feedback(pages, out_dir):
+    """DIR/feedback/<student>/feedback.{html,md}; returns the students whose files changed."""
+    changed = []
+    for page in pages.pages:
+        folder = Path(out_dir) / "feedback" / page.folder
+        wrote = write_if_changed(folder / HTML_NAME, page.html)
+        wrote = write_if_changed(folder / MARKDOWN_NAME, page.markdown) or wrote
+        if wrote:
+            changed.append(page.student)
+    return changed

@@ -1,0 +1,70 @@
+"""Open pages in Debian's headless Chromium through Playwright, for the browser tests.
+
+`tests/browser/install.sh` installs /usr/bin/chromium.  When the browser (or
+the `playwright` package) is missing, `require_browser()` fails the test
+with a clear message if CI is set, and skips it otherwise.
+"""
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage"]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def require_browser():
+    problem = None
+    if not CHROMIUM.is_file():
+        problem = f"{CHROMIUM} is missing: run tests/browser/install.sh (apt-get install chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            problem = "the Python package playwright is missing: pip install playwright==1.65.2"
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser test cannot run: {problem}", pytrace=False)
+        pytest.skip(problem)
+
+
+@contextlib.contextmanager
+def browser_page(viewport=DESKTOP, device_scale_factor=1):
+    """A fresh page in a new headless Chromium with an empty profile; no network is used."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    try:
+        with sync_playwright() as playwright:
+            context = playwright.chromium.launch_persistent_context(
+                profile, executable_path=str(CHROMIUM), headless=True, args=FLAGS, viewport=viewport,
+                device_scale_factor=device_scale_factor, offline=True)
+            try:
+                page = context.new_page()
+                requests = []
+                page.on("request", lambda request: requests.append(request.url))
+                page.external_requests = requests
+                yield page
+            finally:
+                context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def images(page):
+    """[(id or alt, natural width, natural height, complete)] of every <img> on the page."""
+    return page.evaluate("""() => Array.from(document.images).map(
+        i => [i.id || i.alt, i.naturalWidth, i.naturalHeight, i.complete])""")
+
+
+def remote_requests(page):
+    """URLs the page asked for that are not the page itself or inline data."""
+    return [u for u in page.external_requests if not u.startswith(("file:", "data:", "about:"))]

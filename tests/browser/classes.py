@@ -1,0 +1,105 @@
+"""Gradebooks for the feedback, report and release tests.
+
+* `graded_example_class()`: the bundled n-queens example class, really graded
+  once per test session (about 30 s) into a temporary folder; tests copy it
+  before writing next to it.
+* `fake_gradebook(out, students)`: a real SQLite gradebook written through
+  autograder.gradebook, with results made up case by case (fast; any status,
+  any name, any source).
+"""
+
+import atexit
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from autograder import runtime
+from autograder.assignment import load_assignment
+from autograder.cli import main
+from autograder.course import load_course
+from autograder.gradebook import Gradebook
+from autograder.grading import SubmissionResult
+from autograder.intake import Handin
+from autograder.scoring import CaseResult
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
+
+
+def run(command, *args, obj=ROOT):
+    """Invoke one of our click commands with the course root as the group would pass it."""
+    return CliRunner().invoke(command, [str(a) for a in args], obj=obj, catch_exceptions=False)
+
+
+def grade(out, *paths, extra=()):
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(out), *extra, *map(str, paths)])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@functools.cache
+def _graded_example_class():
+    folder = Path(tempfile.mkdtemp(prefix="graded-example-class-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    grade(folder / "out", EXAMPLE_SUBMISSIONS)
+    return folder / "out"
+
+
+def graded_example_class(destination):
+    """A private copy of the graded example class's output folder (gradebook.db, grades.csv)."""
+    destination = Path(destination)
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in ("gradebook.db", "grades.csv"):
+        shutil.copy(_graded_example_class() / name, destination / name)
+    return destination
+
+
+def nqueens():
+    course = load_course(ROOT)
+    return course, load_assignment(course, "n-queens")
+
+
+def case_results(assignment, expected, overrides=None):
+    """Every case passed, except `overrides`: {case name: dict(status=..., message=..., received=..., traceback=...)}."""
+    overrides = overrides or {}
+    results = []
+    for case in assignment.cases:
+        change = overrides.get(case.name, {})
+        status = change.get("status", "passed")
+        received = change.get("received", runtime.show(expected[case.name]) if status in ("passed", "failed") else "")
+        results.append(CaseResult(
+            name=case.name, function=case.function, hidden=case.hidden, description=case.description,
+            call=case.call.text, points=case.points if status == "passed" else 0.0, max_points=case.points,
+            status=status, message=change.get("message", "wrong value" if status == "failed" else ""),
+            received=received, traceback=change.get("traceback", ""), seconds=0.01))
+    return results
+
+
+def fake_gradebook(out, students, assignment=None, expected=None):
+    """`students`: [dict(student=..., source=..., status="graded", message="", cases=overrides or None,
+    no_cases=False, seconds=1.0)]."""
+    if assignment is None:
+        _, assignment = nqueens()
+    expected = expected or assignment.load_expected()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    gradebook = Gradebook(out / "gradebook.db")
+    run_id = gradebook.start_run(assignment.id, "test", 1, "basic")
+    for spec in students:
+        cases = [] if spec.get("no_cases") else case_results(assignment, expected, spec.get("cases"))
+        source = spec.get("source", f"{spec['student']}.ipynb")
+        handin = Handin(spec["student"], source, None, spec.get("submitted_at", "2026-03-01T10:00:00"),
+                        sha256=spec.get("sha256", ""))
+        result = SubmissionResult(
+            student=spec["student"], assignment=assignment.id, path=source,
+            score=round(sum(c.points for c in cases), 4), max_score=assignment.max_score,
+            status=spec.get("status", "graded"), message=spec.get("message", ""), cases=cases,
+            seconds=spec.get("seconds", 1.0), student_seconds=spec.get("seconds", 1.0) / 2)
+        gradebook.record(run_id, handin, result, "test-key")
+    gradebook.finish_run(run_id)
+    gradebook.close()
+    return out
