@@ -58,7 +58,7 @@ class Sandbox:
         forces limits only (for tests of that level).
         """
         self.limits = limits
-        self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-", dir=workdir))
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-", dir=workdir)).resolve()
         for name in SANDBOX_FILES:
             shutil.copy(_HERE / name, self.folder / name)
         self._lock = threading.Lock()

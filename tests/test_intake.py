@@ -158,3 +158,12 @@ def test_missing_path_and_unwritable_output_are_one_line_errors(tmp_path):
     result = runner.invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--jobs", "0",
                                   "--out", str(tmp_path / "o"), str(SUBMISSIONS / "alice.ipynb")])
     assert result.exit_code == 2
+
+
+def test_a_relative_output_folder_works(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SUBMISSIONS / "alice.ipynb", tmp_path / "alice.ipynb")
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", "out/grades", "alice.ipynb"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "grades" / "grades.csv").read_text().splitlines()[1].startswith("alice,n-queens,5,")
