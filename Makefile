@@ -31,7 +31,7 @@ demo: install
 	@echo "feedback pages: $(DEMO_OUT)/<assignment>/feedback/<student>/feedback.html"
 	@echo "class reports:  $(DEMO_OUT)/<assignment>/report.html"
 
-test: install $(STUDENT_VENV)/.installed
+test: install $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.installed
 	sh tests/browser/install.sh
 	$(BIN)/python -m pytest
 

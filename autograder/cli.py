@@ -15,6 +15,7 @@ from .assignment import AssignmentError, load_assignment
 from .build import build as run_build
 from .course import CourseError, load_course
 from .errors import BuildError
+from .export.cli import export
 from .feedback.cli import feedback_command, release_command, report_command
 from .gradebook import Gradebook, GradebookError
 from .intake import IntakeError, IntakeOptions, collect
@@ -135,6 +136,7 @@ def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout
 main.add_command(feedback_command)
 main.add_command(report_command)
 main.add_command(release_command)
+main.add_command(export)
 
 
 def _progress():

@@ -159,3 +159,18 @@ def test_otter_api_and_otter_run_agree(course, nqueens, tmp_path, otter_command)
     for student in ("dave", "olivia"):
         assert by_run[student].cases == by_api[student].cases
     assert by_run["dave"].score() == pytest.approx(3.15) and by_run["olivia"].score() == pytest.approx(4.8)
+
+
+def test_no_zip_needs_no_otter_and_errors_are_one_line(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(export, ["--course", str(ROOT), "otter", "--assignment", "n-queens",
+                                    "--to", str(tmp_path / "a"), "--no-zip"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "a" / "autograder" / "otter_config.json").is_file()
+    assert not (tmp_path / "a" / "autograder" / "autograder.zip").exists()
+    result = runner.invoke(export, ["--course", str(ROOT), "otter", "--assignment", "n-queens",
+                                    "--to", str(tmp_path / "b"), "--otter", str(tmp_path / "no-such-otter")])
+    assert result.exit_code == 1 and result.output.startswith("autograder: error: cannot run")
+    result = runner.invoke(export, ["--course", str(ROOT), "nbgrader", "--assignment", "nope",
+                                    "--to", str(tmp_path / "c")])
+    assert result.exit_code == 1 and "no assignment 'nope'" in result.output

@@ -1,0 +1,119 @@
+# --- Case checks for other grading engines (otter-grader, nbgrader) ---------
+# Appended by `autograder export` after the comparison rules above (it uses
+# their public functions only: to_plain, compare, best_time, timed_well, show,
+# and imports what else it needs itself).  One call:
+#
+#     check("f([0, 2, 0])", False)
+#
+# runs the call against the notebook's own functions (the caller's globals),
+# with the case's time limit, with whatever the student's code prints
+# swallowed, and judges the value with to_plain + compare above.  It returns
+# None when the case passes and raises CaseFailed (an AssertionError) when it
+# does not, which is what both otter's doctests and nbgrader's test cells
+# count as a failure.
+import ast as _ast
+import contextlib as _contextlib
+import io as _io
+import signal as _signal
+import sys as _sys
+import threading as _threading
+
+
+class CaseFailed(AssertionError):
+    """A case did not pass; the message says why."""
+
+
+class CaseTimeout(BaseException):
+    """A call ran past its time limit.
+
+    A BaseException, so student code that catches Exception cannot swallow it.
+    """
+
+
+_CONSTRUCTORS = {"list": list, "tuple": tuple, "range": range, "set": set, "frozenset": frozenset}
+
+
+def parse_call(text):
+    """'f(1, [2])' -> ('f', args, kwargs), built without eval (as the grader does)."""
+    node = _ast.parse(text.strip(), mode="eval").body
+    if not isinstance(node, _ast.Call) or not isinstance(node.func, _ast.Name):
+        raise ValueError(f"{text!r} is not a call of one function by name")
+    return (node.func.id, [_argument(a) for a in node.args],
+            {k.arg: _argument(k.value) for k in node.keywords})
+
+
+def _argument(node):
+    if isinstance(node, _ast.Call):
+        name = _ast.unparse(node.func)
+        items = [_argument(a) for a in node.args]
+        if name in ("np.array", "numpy.array"):
+            import numpy
+
+            return numpy.array(*items)
+        return _CONSTRUCTORS[name](*items)
+    return _ast.literal_eval(node)
+
+
+@_contextlib.contextmanager
+def _time_limit(seconds):
+    if not seconds or _threading.current_thread() is not _threading.main_thread():
+        yield
+        return
+
+    def expired(signum, frame):
+        raise CaseTimeout(f"no result within {seconds:g} s")
+
+    previous = _signal.signal(_signal.SIGALRM, expired)
+    _signal.setitimer(_signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, previous)
+
+
+def _run(text, namespace, timeout, repeat):
+    """(plain value, fastest seconds) of the call `text` in `namespace`."""
+    function, _, _ = parse_call(text)
+    target = namespace.get(function)
+    if target is None:
+        raise CaseFailed(f"NameError: {function} is not defined in the notebook")
+
+    def once():
+        _, args, kwargs = parse_call(text)  # fresh arguments for every call
+        with _time_limit(timeout):
+            return to_plain(target(*args, **kwargs))
+
+    printed = _io.StringIO()
+    with _contextlib.redirect_stdout(printed), _contextlib.redirect_stderr(printed):
+        return best_time(once, repeat)
+
+
+def check(call, expected, how="equal", options=None, timeout=None, hint="", label=None,
+          namespace=None):
+    """Pass silently, or raise CaseFailed saying what was expected and what came back."""
+    namespace = namespace if namespace is not None else _sys._getframe(1).f_globals
+    options = options or {}
+    label = label or call
+    repeat = options.get("repeat", 1)
+    try:
+        received, seconds = _run(call, namespace, timeout, repeat)
+        problem = None
+        if how == "faster_than":
+            _, baseline = _run(options["baseline"], namespace, 10 * (timeout or 0) or None, repeat)
+            if not timed_well(seconds, baseline, options):
+                problem = (f"right answer, but it took {seconds:.3g} s; it must be at least "
+                           f"{options.get('speedup', 1):g} times faster than {options['baseline']} "
+                           f"({baseline:.3g} s)")
+    except CaseFailed as error:
+        raise CaseFailed(f"{label}: {error}") from None
+    except CaseTimeout as error:
+        raise CaseFailed(f"{label}: {error}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - SystemExit too: the student's bug
+        raise CaseFailed(f"{label}: {type(error).__name__}: {error}") from None
+    if not compare(expected, received, how, options):
+        problem = f"expected {show(expected)}, received {show(received)}"
+    if problem is not None:
+        raise CaseFailed(f"{label}: {problem}" + (f"\nhint: {hint}" if hint else ""))

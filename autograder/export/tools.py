@@ -1,0 +1,108 @@
+"""The other graders' command-line tools, each in a throwaway venv of its own.
+
+otter-grader and nbgrader pin versions of Jupyter packages that our own
+environment must not be forced to share, so each lives in `.venv-<tool>/` at
+the course root, made from the `[project.optional-dependencies]` group of the
+same name in pyproject.toml (the one place versions are pinned) plus the
+packages a student's notebook imports, held to our pins by .venv/constraints.txt.
+
+    python -m autograder.export.tools install otter     # what `make .venv-otter/.installed` runs
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+TOOLS = {"otter": "otter", "nbgrader": "nbgrader"}   # optional-dependency group -> command
+# What the student's kernel needs inside the tool's venv (as in .venv-student).
+KERNEL_PACKAGES = ("numpy", "sympy", "ipykernel")
+MARKER = ".installed"
+
+
+class ToolError(Exception):
+    """A tool the export or a check needs is not installed."""
+
+
+def project_root(start=None):
+    here = Path(start or Path(__file__)).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    raise ToolError(f"no pyproject.toml at or above {here}")
+
+
+def requirements(group, root=None):
+    """The pinned requirements of an optional-dependency group, e.g. ['otter-grader[grading]==7.0.0']."""
+    root = Path(root) if root else project_root()
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    try:
+        return list(data["project"]["optional-dependencies"][group])
+    except KeyError:
+        raise ToolError(f"pyproject.toml has no [project.optional-dependencies] group {group!r}") from None
+
+
+def pin(group, distribution, root=None):
+    """The requirement for `distribution` in a group, extras dropped: 'otter-grader==7.0.0'."""
+    for line in requirements(group, root):
+        match = re.match(r"\s*([A-Za-z0-9_.-]+)\s*(\[[^\]]*\])?\s*(.*)$", line)
+        if match and match.group(1).lower() == distribution.lower():
+            return match.group(1) + match.group(3).strip()
+    return distribution
+
+
+def venv_dir(tool, root=None):
+    return (Path(root) if root else project_root()) / f".venv-{tool}"
+
+
+def executable(tool, root=None):
+    """Path of the tool's command: from its venv if made, else from PATH; ToolError if neither."""
+    candidate = venv_dir(tool, root) / "bin" / TOOLS[tool]
+    if candidate.is_file() and (venv_dir(tool, root) / MARKER).is_file():
+        return str(candidate)
+    found = shutil.which(TOOLS[tool])
+    if found:
+        return found
+    raise ToolError(f"{TOOLS[tool]} is not installed: run `make .venv-{tool}/.installed` "
+                    f"(or `python -m autograder.export.tools install {tool}`)")
+
+
+def python(tool, root=None):
+    """The Python of the tool's venv (for its Python API)."""
+    return str(Path(executable(tool, root)).parent / "python")
+
+
+def install(tool, root=None, python_exe=None, quiet=True):
+    """Make .venv-<tool> with the tool and the student kernel's packages; return its folder."""
+    root = Path(root) if root else project_root()
+    folder = venv_dir(tool, root)
+    if (folder / MARKER).is_file():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    subprocess.run([python_exe or sys.executable, "-m", "venv", str(folder)], check=True)
+    command = [str(folder / "bin" / "pip"), "install", "--disable-pip-version-check"]
+    if quiet:
+        command.append("--quiet")
+    constraints = root / ".venv" / "constraints.txt"
+    if constraints.is_file():
+        command += ["-c", str(constraints)]
+    command += [*requirements(tool, root), *KERNEL_PACKAGES]
+    subprocess.run(command, check=True, env={**os.environ, "PIP_NO_INPUT": "1"})
+    (folder / MARKER).touch()
+    return folder
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) != 2 or argv[0] != "install" or argv[1] not in TOOLS:
+        print(f"usage: python -m autograder.export.tools install {{{','.join(TOOLS)}}}", file=sys.stderr)
+        return 2
+    print(install(argv[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

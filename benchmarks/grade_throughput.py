@@ -1,0 +1,191 @@
+"""Hand-ins graded per second: ours vs nbgrader vs otter-grader, on one synthetic class.
+
+    .venv/bin/python benchmarks/grade_throughput.py                     # 200 hand-ins, all three
+    .venv/bin/python benchmarks/grade_throughput.py --n 200 --tools ours,nbgrader,otter \
+        --subset 20 --otter-via api --repeat 3
+
+The class: --n copies of the example class's notebooks (examples/<id>/submissions),
+each made distinct (a comment with its number in its first code cell), named
+s001-alice, s002-bob, ...  Hand-ins that otter cannot finish (no cell time
+limit: see tests/test_engine_agreement.py) are left out of the class for every tool.
+
+ours:      `autograder grade --jobs J --out DIR CLASS`
+nbgrader:  `nbgrader autograde` in the nbgrader export's course folder (one command)
+otter:     `otter run` per notebook (J at a time), or otter's Python API in one process
+           (`--otter-via api`); `otter grade` needs Docker.
+
+nbgrader and otter cost seconds per notebook, so by default they grade only
+--subset hand-ins (the first ones of the class) and the time for all --n is
+extrapolated from that (the output says so).  Each timing is repeated --repeat
+times and the median reported.  Scores are checked against ours, student by student.
+The tools are installed into their throwaway venvs (.venv-otter, .venv-nbgrader)
+if they are not there yet.
+"""
+
+import argparse
+import copy
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from autograder.assignment import load_assignment  # noqa: E402
+from autograder.course import load_course  # noqa: E402
+from autograder.export import engines, handins, tools  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+try:
+    from test_engine_agreement import EXCLUDED_STUDENTS  # noqa: E402
+except ImportError:   # the benchmark must not depend on the test suite being importable
+    EXCLUDED_STUDENTS = {}
+
+
+def build_class(assignment, n, folder):
+    """n distinct hand-ins cycling through the example class; returns their paths."""
+    examples = sorted((ROOT / "examples" / assignment.id / "submissions").iterdir())
+    usable = []
+    for path in examples:
+        if any((tool, assignment.id, path.stem) in EXCLUDED_STUDENTS for tool in ("otter", "nbgrader")):
+            continue
+        usable.append(path)
+    if not usable:
+        raise SystemExit(f"{assignment.id} has no example class to copy")
+    folder.mkdir(parents=True)
+    paths = []
+    for number in range(1, n + 1):
+        source = usable[(number - 1) % len(usable)]
+        target = folder / f"s{number:03d}-{source.stem}{source.suffix}"
+        if source.suffix == ".ipynb":
+            try:
+                notebook = handins.read_handin(source)
+            except handins.SubmissionError:
+                shutil.copy(source, target)      # broken on purpose (bad JSON, empty): keep it so
+            else:
+                notebook = copy.deepcopy(notebook)
+                first = next((c for c in notebook.cells if c.cell_type == "code"), None)
+                if first is not None:
+                    first.source = f"# hand-in {number}\n" + first.source
+                nbformat.write(notebook, target)
+        else:
+            target.write_text(f"# hand-in {number}\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
+        paths.append(target)
+    return paths
+
+
+def measure(label, repeat, run):
+    """Run `run(attempt)` `repeat` times; return (median seconds, graded count, verdicts, timings)."""
+    timings, verdicts = [], None
+    for attempt in range(repeat):
+        timing = engines.Timing()
+        verdicts = run(attempt, timing)
+        timings.append(timing)
+        print(f"  {label} run {attempt + 1}/{repeat}: {timing.graded} graded in {timing.seconds:.1f} s "
+              f"({timing.commands} command(s))", flush=True)
+    return statistics.median(t.seconds for t in timings), timings[-1].graded, verdicts
+
+
+def agreement(ours, theirs):
+    same, differ = 0, []
+    for student, verdict in theirs.items():
+        mine = ours.get(student)
+        if mine is None:
+            continue
+        a, b = mine.score(), verdict.score()
+        if b is None and a == 0:
+            same += 1
+        elif b is not None and abs(a - b) <= 0.01:
+            same += 1
+        else:
+            differ.append(f"{student}: ours {a}, theirs {b}")
+    return same, differ
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--assignment", default="n-queens")
+    parser.add_argument("--n", type=int, default=200, help="hand-ins in the class (default 200)")
+    parser.add_argument("--tools", default="ours,nbgrader,otter", help="comma-separated: ours,nbgrader,otter")
+    parser.add_argument("--subset", type=int, default=20,
+                        help="hand-ins nbgrader and otter really grade; the rest is extrapolated "
+                             "(0: grade all --n with them too)")
+    parser.add_argument("--otter-via", choices=("run", "api"), default="run",
+                        help="`otter run` per notebook (default) or otter's Python API")
+    parser.add_argument("--jobs", type=int, default=2, help="hand-ins at once, for ours and `otter run`")
+    parser.add_argument("--repeat", type=int, default=1, help="repeat each timing; medians are reported")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the class and the outputs here")
+    args = parser.parse_args(argv)
+    wanted = [t.strip() for t in args.tools.split(",") if t.strip()]
+    unknown = set(wanted) - {"ours", "nbgrader", "otter"}
+    if unknown:
+        parser.error(f"unknown tool(s): {', '.join(sorted(unknown))}")
+
+    course = load_course(ROOT)
+    assignment = load_assignment(course, args.assignment)
+    for tool in ("otter", "nbgrader"):
+        if tool in wanted:
+            try:
+                tools.executable(tool, ROOT)
+            except tools.ToolError:
+                print(f"installing {tool} into {tools.venv_dir(tool, ROOT)} ...", flush=True)
+                tools.install(tool, ROOT)
+
+    work = args.keep or Path(tempfile.mkdtemp(prefix="grade-throughput-"))
+    work.mkdir(parents=True, exist_ok=True)
+    paths = build_class(assignment, args.n, work / "class")
+    subset = paths if args.subset <= 0 else paths[:min(args.subset, len(paths))]
+    print(f"class: {len(paths)} hand-ins of {assignment.id} in {work / 'class'} "
+          f"(copies of {len({p.stem.split('-', 1)[1] for p in paths})} example hand-ins)", flush=True)
+
+    rows, verdicts = {}, {}
+    if "ours" in wanted:
+        seconds, graded, verdicts["ours"] = measure(
+            "ours", args.repeat, lambda attempt, timing: engines.grade_ours(
+                course, assignment, paths, work / f"ours-{attempt}", jobs=args.jobs, timing=timing))
+        rows["ours"] = (seconds, graded, len(paths))
+    if "nbgrader" in wanted:
+        seconds, graded, verdicts["nbgrader"] = measure(
+            "nbgrader", args.repeat, lambda attempt, timing: engines.grade_nbgrader(
+                course, assignment, subset, work / f"nbgrader-{attempt}", timing=timing))
+        rows["nbgrader"] = (seconds, graded, len(paths))
+    if "otter" in wanted:
+        label = f"otter ({'otter run' if args.otter_via == 'run' else 'Python API'})"
+        seconds, graded, verdicts["otter"] = measure(
+            label, args.repeat, lambda attempt, timing: engines.grade_otter(
+                course, assignment, subset, work / f"otter-{attempt}", jobs=args.jobs, via=args.otter_via,
+                timing=timing))
+        rows["otter"] = (seconds, graded, len(paths))
+
+    print()
+    print(f"{'tool':<10} {'graded':>7} {'seconds':>9} {'per second':>11}   time for all {len(paths)}")
+    rates = {}
+    for tool, (seconds, graded, total) in rows.items():
+        rate = graded / seconds if seconds else float("inf")
+        rates[tool] = rate
+        note = "measured" if graded == total else f"extrapolated from {graded}"
+        print(f"{tool:<10} {graded:>7} {seconds:>9.1f} {rate:>11.2f}   {total / rate:>8.1f} s ({note})")
+    if "ours" in rates:
+        for tool, rate in rates.items():
+            if tool != "ours":
+                print(f"ours is {rates['ours'] / rate:.1f}x faster than {tool} (hand-ins per second; "
+                      f"ours with --jobs {args.jobs})")
+    exit_code = 0
+    if "ours" in verdicts:
+        for tool in ("nbgrader", "otter"):
+            if tool in verdicts:
+                same, differ = agreement(verdicts["ours"], verdicts[tool])
+                print(f"scores: {tool} agrees with ours on {same}/{same + len(differ)} hand-ins"
+                      + ("" if not differ else ": " + "; ".join(differ[:5])))
+                exit_code = exit_code or (1 if differ else 0)
+    if args.keep is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
