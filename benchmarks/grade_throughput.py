@@ -25,6 +25,7 @@ if they are not there yet.
 import argparse
 import copy
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -46,12 +47,14 @@ except ImportError:   # the benchmark must not depend on the test suite being im
     EXCLUDED_STUDENTS = {}
 
 
-def build_class(assignment, n, folder):
+def build_class(assignment, n, folder, without=()):
     """n distinct hand-ins cycling through the example class; returns their paths."""
     examples = sorted((ROOT / "examples" / assignment.id / "submissions").iterdir())
     usable = []
     for path in examples:
         if any((tool, assignment.id, path.stem) in EXCLUDED_STUDENTS for tool in ("otter", "nbgrader")):
+            continue
+        if path.stem in without:
             continue
         usable.append(path)
     if not usable:
@@ -90,6 +93,19 @@ def measure(label, repeat, run):
     return statistics.median(t.seconds for t in timings), timings[-1].graded, verdicts
 
 
+def print_overhead(gradebook):
+    """The grader's own time per hand-in: wall time in the sandbox minus the student's code time."""
+    with sqlite3.connect(gradebook) as db:
+        rows = db.execute("SELECT seconds, student_seconds FROM submissions WHERE status != 'invalid-notebook' "
+                          "AND status != 'empty' AND student_seconds IS NOT NULL").fetchall()
+    if rows:
+        overhead = sorted((wall - student) * 1000 for wall, student in rows)
+        print(f"  ours: grader overhead per hand-in beyond the student's code: median "
+              f"{statistics.median(overhead):.1f} ms, 90th percentile {overhead[int(0.9 * (len(overhead) - 1))]:.1f} ms "
+              f"({len(rows)} hand-ins; student code median {statistics.median(s for _, s in rows) * 1000:.0f} ms)",
+              flush=True)
+
+
 def agreement(ours, theirs):
     same, differ = 0, []
     for student, verdict in theirs.items():
@@ -119,6 +135,9 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=2, help="hand-ins at once, for ours and `otter run`")
     parser.add_argument("--repeat", type=int, default=1, help="repeat each timing; medians are reported")
     parser.add_argument("--keep", type=Path, default=None, help="keep the class and the outputs here")
+    parser.add_argument("--without", default="", metavar="STUDENTS",
+                        help="comma-separated example students to leave out of the class, e.g. ivan "
+                             "(whose eight time-outs dominate every tool's time)")
     args = parser.parse_args(argv)
     wanted = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = set(wanted) - {"ours", "nbgrader", "otter"}
@@ -137,7 +156,7 @@ def main(argv=None):
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="grade-throughput-"))
     work.mkdir(parents=True, exist_ok=True)
-    paths = build_class(assignment, args.n, work / "class")
+    paths = build_class(assignment, args.n, work / "class", {w.strip() for w in args.without.split(",") if w.strip()})
     subset = paths if args.subset <= 0 else paths[:min(args.subset, len(paths))]
     print(f"class: {len(paths)} hand-ins of {assignment.id} in {work / 'class'} "
           f"(copies of {len({p.stem.split('-', 1)[1] for p in paths})} example hand-ins)", flush=True)
@@ -148,6 +167,7 @@ def main(argv=None):
             "ours", args.repeat, lambda attempt, timing: engines.grade_ours(
                 course, assignment, paths, work / f"ours-{attempt}", jobs=args.jobs, timing=timing))
         rows["ours"] = (seconds, graded, len(paths))
+        print_overhead(work / f"ours-{args.repeat - 1}" / "gradebook.db")
     if "nbgrader" in wanted:
         seconds, graded, verdicts["nbgrader"] = measure(
             "nbgrader", args.repeat, lambda attempt, timing: engines.grade_nbgrader(

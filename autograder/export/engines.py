@@ -59,16 +59,12 @@ def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None):
     """`autograder grade --jobs N --out DIR PATHS...`, read back case by case."""
     out_dir = Path(out_dir)
     command = [str(Path(sys.executable).parent / "autograder"), "--course", str(course.root), "grade",
-               "--assignment", assignment.id, "--out", str(out_dir), *map(str, paths)]
-    if jobs:
-        command[6:6] = ["--jobs", str(jobs)]
+               "--assignment", assignment.id, "--jobs", str(jobs), "--out", str(out_dir), *map(str, paths)]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     if timing is not None:
         timing.seconds += time.perf_counter() - started
         timing.commands += 1
-    if done.returncode != 0 and "no such option: --jobs" in done.stderr:
-        return grade_ours(course, assignment, paths, out_dir, jobs=None, timing=timing)
     if done.returncode != 0:
         raise RuntimeError(f"autograder grade failed:\n{done.stdout}{done.stderr}")
     graded = results.read(out_dir, assignment, paths)
