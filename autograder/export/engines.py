@@ -67,7 +67,7 @@ def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None):
         timing.commands += 1
     if done.returncode != 0:
         raise RuntimeError(f"autograder grade failed:\n{done.stdout}{done.stderr}")
-    graded = results.read(out_dir, assignment, paths)
+    graded = results.read(out_dir, assignment)
     verdicts = {g.student: Verdict({c.name: c.points for c in g.cases}, g.status, g.message) for g in graded}
     if timing is not None:
         timing.graded += len(verdicts)

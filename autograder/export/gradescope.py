@@ -229,7 +229,7 @@ def main(argv=None):
     assignment = load_assignment(load_course(args.course), args.assignment)
     note = ""
     try:
-        graded = results_module.read(args.graded, assignment, [args.submission])
+        graded = results_module.read(args.graded, assignment)
     except Exception as error:  # noqa: BLE001 - whatever happens, Gradescope gets a results.json
         graded, note = [], f"the autograder failed: {type(error).__name__}: {error}"
     if args.grade_status != 0 and not graded:
