@@ -71,7 +71,7 @@ mkdir -p "$ROOT/results"
     > "$OUT/grade.log" 2>&1
 status=$?
 "$BIN/python" -m autograder.export.gradescope --course "$COURSE" --assignment "$ASSIGNMENT" \
-    --graded "$OUT" --submission "$ROOT/submission" --grade-status "$status" --log "$OUT/grade.log" \
+    --graded "$OUT" --grade-status "$status" --log "$OUT/grade.log" \
     --out "$ROOT/results/results.json"
 """
 
@@ -218,7 +218,6 @@ def main(argv=None):
     parser.add_argument("--course", required=True)
     parser.add_argument("--assignment", required=True)
     parser.add_argument("--graded", required=True, help="the --out folder of `autograder grade`")
-    parser.add_argument("--submission", required=True)
     parser.add_argument("--grade-status", type=int, default=0)
     parser.add_argument("--log", default=None)
     parser.add_argument("--out", required=True)
