@@ -8,7 +8,7 @@ grading process, on the same machine as the submissions' calls.
 
 import threading
 
-from . import runner
+from .engine import runner
 from .assignment import AssignmentError
 from .calls import parse_call
 from .student_notebook import executable_reference, read_reference

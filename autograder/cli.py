@@ -19,9 +19,9 @@ from .export.cli import export
 from .feedback.cli import feedback_command, release_command, report_command
 from .gradebook import Gradebook, GradebookError
 from .intake import IntakeError, IntakeOptions, collect
-from .isolation import MAX_SLOTS
-from .sandbox import Limits, Sandbox, SandboxError
-from .scheduler import grade_all
+from .engine.isolation import MAX_SLOTS
+from .engine.sandbox import Limits, Sandbox, SandboxError
+from .engine.scheduler import grade_all
 
 console = Console(stderr=True)
 

@@ -7,7 +7,7 @@ expected value is exactly what a correct submission returns.
 import json
 
 from . import baselines, grading, runtime
-from .sandbox import shared_sandbox
+from .engine.sandbox import shared_sandbox
 from .errors import BuildError
 from .student_notebook import executable_reference
 

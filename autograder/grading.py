@@ -3,9 +3,10 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import baselines, runner, scoring
-from .sandbox import shared_sandbox
-from .submission import SubmissionError, read_cells
+from . import baselines, scoring
+from .engine import runner
+from .engine.sandbox import shared_sandbox
+from .intake.cells import SubmissionError, read_cells
 
 # A hand-in's status says why it did not run to a verdict on every case; the
 # first that applies wins.  Cell problems alone (a demo that loops) leave it "graded".

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from autograder.calls import CallError, parse_call
-from autograder.worker import decode
+from autograder.engine.worker import decode
 
 
 def test_call_text_becomes_function_and_values():

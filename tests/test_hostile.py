@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from autograder import isolation
+from autograder.engine import isolation
 from autograder.cli import main
-from autograder.sandbox import shared_sandbox
+from autograder.engine.sandbox import shared_sandbox
 from conftest import ROOT
 
 CORPUS = ROOT / "tests" / "hostile" / "n-queens"

@@ -4,9 +4,9 @@ import os
 import time
 
 
-from autograder import runner
+from autograder.engine import runner
 from autograder.calls import parse_call
-from autograder.sandbox import Limits, Sandbox, shared_sandbox
+from autograder.engine.sandbox import Limits, Sandbox, shared_sandbox
 
 
 def run(cells, *calls, timeout=2.0, cell_timeout=3.0, budget=60.0, sandbox=None):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..submission import SubmissionError, read_cells
+from ..intake.cells import SubmissionError, read_cells
 
 
 def read_handin(path):

@@ -1,7 +1,8 @@
 """What graders hand back: per-student feedback, the class report, releases.
 
+They read the gradebook through autograder/gradebook/read.py.
+
 One module, one job:
-  load.py               read the counted hand-ins of an assignment from gradebook.db
   names.py              safe folder/file names for students
   explain.py            statuses and errors in plain words; tracebacks kept short
   view.py               the student-facing view of one hand-in (the only place hidden cases are filtered)

@@ -19,7 +19,7 @@ from ..assignment import AssignmentError, load_assignment
 from ..course import CourseError, load_course
 from ..gradebook import GradebookError
 from .leak_guard import LeakError
-from .load import FeedbackError, choose_assignment
+from ..gradebook.read import FeedbackError, choose_assignment
 from .pages import build_pages, write_feedback
 from .release_classroom import release_classroom
 from .release_lms import release_lms

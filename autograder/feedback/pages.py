@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import leak_guard
-from .load import load_submissions
+from ..gradebook.read import load_submissions
 from .names import safe_name
 from .render import render
 from .view import student_view

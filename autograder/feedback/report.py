@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..gradebook import UNGRADABLE
 from . import explain, plots
-from .load import load_submissions
+from ..gradebook.read import load_submissions
 from .render import render
 
 TOP_FAILURES = 12

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from .. import runtime
 from . import explain
-from .load import CaseRow
+from ..gradebook.read import CaseRow
 
 
 def _number(value):

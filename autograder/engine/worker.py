@@ -15,7 +15,7 @@ import traceback
 try:  # in the sandbox, runtime.py sits beside this file
     import runtime
 except ImportError:  # imported from the package (the grader's own tests)
-    from . import runtime
+    from .. import runtime
 
 
 def serve(shell, request_fd, reply_fd):

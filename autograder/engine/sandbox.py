@@ -23,7 +23,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 _HERE = Path(__file__).parent
-SANDBOX_FILES = ("zygote.py", "isolation.py", "worker.py", "runtime.py")
+# What the zygote's private folder holds: the engine's sandboxed half and the
+# comparison rules it converts replies with (autograder/runtime.py).
+SANDBOX_FILES = (_HERE / "zygote.py", _HERE / "isolation.py", _HERE / "worker.py", _HERE.parent / "runtime.py")
 DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
 _INTERRUPT_GRACE = 1.0  # seconds a worker gets to answer after an interrupt
 
@@ -59,8 +61,8 @@ class Sandbox:
         """
         self.limits = limits
         self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-", dir=workdir)).resolve()
-        for name in SANDBOX_FILES:
-            shutil.copy(_HERE / name, self.folder / name)
+        for path in SANDBOX_FILES:
+            shutil.copy(path, self.folder / path.name)
         self._lock = threading.Lock()
         self._live = {}  # pid -> slot
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -3,7 +3,7 @@
 import queue
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from .grading import SubmissionResult, grade
+from ..grading import SubmissionResult, grade
 
 
 def grade_all(assignment, expected, handins, sandbox, jobs, settings):

@@ -1,0 +1,5 @@
+"""The gradebook: SQLite in the output folder.  store.py writes it, read.py reads it back."""
+
+from .store import CSV_COLUMNS, UNGRADABLE, Gradebook, GradebookError
+
+__all__ = ["CSV_COLUMNS", "UNGRADABLE", "Gradebook", "GradebookError"]
