@@ -19,7 +19,7 @@ from .export.cli import export
 from .feedback.cli import feedback_command, release_command, report_command
 from .gradebook import Gradebook, GradebookError
 from .intake import IntakeError, IntakeOptions, collect
-from .engine.isolation import MAX_SLOTS
+from .engine.isolation import HIDES, LAYERS, MAX_SLOTS
 from .engine.sandbox import Limits, Sandbox, SandboxError
 from .engine.scheduler import grade_all
 
@@ -85,10 +85,13 @@ def build(course_root, check):
                    "to name the student (overrides the built-in name rules).")
 @click.option("--classroom-prefix", default=None, metavar="PREFIX",
               help="Prefix of GitHub Classroom repository names (default: '<assignment>-').")
+@click.option("--isolation", type=click.Choice(["auto", *LAYERS]), default="auto", show_default=True,
+              help="How hand-ins are shut in: the strongest layer that works here, or one by name. "
+                   "'none' (no protection) is never picked by itself.")
 @click.argument("paths", nargs=-1, required=True)
 @click.pass_obj
 def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout, memory, regrade,
-          student_pattern, classroom_prefix, paths):
+          student_pattern, classroom_prefix, isolation, paths):
     """Grade hand-ins: notebooks, .py files, folders, LMS zips or Classroom repository clones."""
     course = load_course(course_root)
     assignment = load_assignment(course, assignment_id)
@@ -108,12 +111,19 @@ def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout
     todo = [h for h in intake.handins if regrade or not gradebook.is_graded(assignment.id, h, key)]
     skipped = len(intake.handins) - len(todo)
 
-    with Sandbox(replace(Limits(), memory_mb=memory), workdir=out_dir) as sandbox:
+    # What the "users" layer must hide by file permissions (the others hide everything but the OS).
+    private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in paths)]
+    with Sandbox(replace(Limits(), memory_mb=memory), workdir=out_dir, isolation=isolation,
+                 protect=private) as sandbox:
         run_id = gradebook.start_run(assignment.id, shlex.join(["autograder", *sys.argv[1:]]), jobs,
                                      sandbox.isolation)
-        if sandbox.isolation != "full":
-            console.print("[yellow]warning:[/yellow] hand-ins run with basic isolation only (limits, no "
-                          "namespaces): run as root on Linux for the full sandbox")
+        console.print(f"isolation: {sandbox.isolation} (hides {HIDES[sandbox.isolation]})")
+        if sandbox.protected:
+            console.print(f"isolation: made {len(sandbox.protected)} path(s) private to this user: "
+                          + ", ".join(sandbox.protected[:3]) + (" ..." if len(sandbox.protected) > 3 else ""))
+        if sandbox.isolation == "none":
+            console.print("[yellow]warning:[/yellow] --isolation none: student code can read everything this "
+                          "user can, the expected values included; every row of this run is marked so")
         with _progress() as progress:
             task = progress.add_task(assignment.id, total=len(todo))
             for handin, result in grade_all(assignment, expected, todo, sandbox, jobs, settings):

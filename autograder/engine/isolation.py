@@ -1,28 +1,62 @@
 """Shut a freshly forked worker into its sandbox, before any student code runs.
 
-"full" isolation (root on Linux): new mount, network, IPC and UTS namespaces;
-a new root file system that holds only read-only views of the OS and of the
-Python installation plus a small writable tmpfs for home and /tmp (so the
-course, its hidden cases, the gradebook, the output folder and other hand-ins
-are simply not there); no network at all; a user id of its own per grading
-slot; resource limits; no way to gain privileges.
+Four layers, the strongest that works here is picked (`probe`):
 
-"basic" isolation (anything else): resource limits only.  The grader says
-which level it ran with.  Standard library only: this file is copied into the
-sandbox's private folder with the worker.
+"namespaces"  New mount, PID, network, IPC and UTS namespaces, and a new root
+              holding only read-only views of the OS and of the Python
+              installation, a private /proc (the hand-in's own processes
+              only) and a small private tmpfs for home and /tmp.  The course,
+              its hidden cases, the gradebook, --out and other hand-ins are
+              simply not there.  As root with CAP_SYS_ADMIN the worker then
+              runs under a user id of its own per grading slot; anywhere else
+              (an ordinary user, or root without CAP_SYS_ADMIN as in Docker)
+              the namespaces come from an unprivileged user namespace and
+              the worker drops every capability.  The worker is PID 1 of its
+              namespace: when it dies, the kernel kills every process the
+              hand-in started.
+"users"       Root, but namespaces refused (a container whose seccomp profile
+              forbids them).  Workers run under their own user ids in a
+              private folder; the grader makes what it keeps unreadable to
+              other users (`protect`), and adds Landlock when the kernel has it.
+"landlock"    An ordinary user where user namespaces are forbidden: Landlock
+              (Linux 5.13+, no privilege needed) lets the worker open only the
+              OS and Python files, read-only, and its own private folder;
+              newer kernels also stop it signalling other processes and
+              using TCP.
+"none"        Resource and time limits only: student code can read what the
+              grader can.  Used only when asked for by name.
+
+Standard library only: this file is copied into the sandbox's private folder
+with the worker, and imported by the grader to probe and describe layers.
 """
 
 import ctypes
 import os
 import resource
+import stat
+import struct
 import sys
 
-CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWNET = 0x20000, 0x04000000, 0x08000000, 0x40000000
+LAYERS = ("namespaces", "users", "landlock", "none")
+# What each layer hides, for messages, the gradebook and the README's table.
+HIDES = {
+    "namespaces": "course, expected values, gradebook, other hand-ins, network, other processes",
+    "users": "course, expected values, gradebook, other hand-ins (file permissions), other slots' processes",
+    "landlock": "every file outside the OS, Python and the hand-in's own folder; signals to other processes",
+    "none": "nothing: student code can read whatever the grader can",
+}
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
-PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+CAP_SYS_ADMIN = 21
 
 MAX_SLOTS = 256
+# Inside a user namespace the worker is this user; outside it is the grader's.
+INNER_ID = 1000
 
 
 def slot_uid(zygote_pid, slot):
@@ -32,12 +66,15 @@ def slot_uid(zygote_pid, slot):
     process never sweeps away another one's workers.
     """
     return 1_000_000 + zygote_pid * MAX_SLOTS + slot
+
+
 HOME = "/home/student"
 # Read-only views inside the sandbox: the OS, then the Python installation.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
 
 
 class IsolationError(OSError):
@@ -61,24 +98,37 @@ def python_paths():
     return sorted(p for p in paths if p)
 
 
-def enter(level, uid, limits, root_mountpoint):
-    """Called in the child right after fork.  Raises IsolationError on failure."""
-    if level == "full":
-        _enter_namespaces(uid, limits, root_mountpoint)
-    else:
-        os.chdir(root_mountpoint)
-    _limit(limits)
-    if level == "full":
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    os.environ.update({"HOME": HOME if level == "full" else os.getcwd(), "TMPDIR": "/tmp" if level == "full"
-                       else os.getcwd(), "MPLCONFIGDIR": os.path.join(os.getcwd(), ".matplotlib")})
+def has_cap_sys_admin():
+    """Does this process hold CAP_SYS_ADMIN?  (Root in Docker does not.)"""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> CAP_SYS_ADMIN & 1)
+    except OSError:
+        pass
+    return False
 
 
-def _enter_namespaces(uid, limits, root):
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+# ---------------------------------------------------------------- namespaces
+#
+# Two steps, because a new PID namespace takes effect for the caller's
+# children only: the zygote's child calls `enter_namespaces` (new namespaces,
+# the new root's mounts) and forks; the grandchild, PID 1 of the new PID
+# namespace, calls `finish_namespaces` (its /proc, chroot, identity) and serves.
+
+def enter_namespaces(uid, limits, root):
+    """Step one, in the zygote's child.  Returns the state step two needs."""
+    as_root = os.geteuid() == 0 and has_cap_sys_admin()
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID
+    outer_uid, outer_gid = os.geteuid(), os.getegid()
+    _check(_libc.unshare(flags | (0 if as_root else CLONE_NEWUSER)), "unshare")
+    if not as_root:
+        # Unprivileged: one id maps, the grader's own, to INNER_ID inside.
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{INNER_ID} {outer_uid} 1")
+        _write("/proc/self/gid_map", f"{INNER_ID} {outer_gid} 1")
+        uid = INNER_ID
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limits['disk_mb']}m,mode=755")
     for path in SYSTEM_PATHS + tuple(python_paths()):
@@ -90,16 +140,35 @@ def _enter_namespaces(uid, limits, root):
         _mount(f"/dev/{device}", target, None, MS_BIND)
     # A private pseudo-terminal instance: IPython runs `!cmd` lines through one.
     os.makedirs(root + "/dev/pts", exist_ok=True)
-    _mount("devpts", root + "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
-    os.symlink("pts/ptmx", root + "/dev/ptmx")
+    try:
+        _mount("devpts", root + "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
+        os.symlink("pts/ptmx", root + "/dev/ptmx")
+    except IsolationError:
+        pass  # some containers refuse devpts; only `!cmd` lines need it
     os.makedirs(root + "/proc", exist_ok=True)
-    _bind_read_only("/proc", root)
     for folder, mode in ((HOME, 0o700), ("/tmp", 0o1777)):
         os.makedirs(root + folder, exist_ok=True)
         os.chown(root + folder, uid, uid)
         os.chmod(root + folder, mode)
+    return {"as_root": as_root, "uid": uid}
+
+
+def finish_namespaces(state, limits, root):
+    """Step two, in PID 1 of the new PID namespace."""
+    try:
+        # This namespace's own /proc: /proc/self works, no other process shows.
+        _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except IsolationError:
+        pass  # a container that masks its /proc forbids a new one: it stays empty
     os.chroot(root)
     os.chdir(HOME)
+    _limit(limits, count_processes=True)
+    if state["as_root"]:
+        _become(state["uid"])
+    else:
+        _drop_capabilities()
+    _no_new_privs()
+    _environment(HOME, "/tmp")
 
 
 def _bind_read_only(path, root):
@@ -111,10 +180,151 @@ def _bind_read_only(path, root):
         return
     os.makedirs(root + path, exist_ok=True)
     _mount(path, root + path, None, MS_BIND | MS_REC)
-    _mount(None, root + path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+    try:
+        _mount(None, root + path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+    except IsolationError:
+        # In a user namespace the remount must keep the flags the kernel
+        # locked on the original mount (nodev, noexec...): keep them, add ro.
+        _mount(None, root + path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | _locked_flags(path))
 
 
-def _limit(limits):
+def _locked_flags(path):
+    flags = os.statvfs(path).f_flag
+    result = MS_NOSUID
+    for bit, mount_flag in ((os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC)):
+        if flags & bit:
+            result |= mount_flag
+    return result
+
+
+def _drop_capabilities():
+    """Give up every capability the user namespace granted, for good."""
+    for cap in range(64):
+        if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = struct.pack("II", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = bytes(24)                             # effective, permitted, inheritable: none
+    _check(_libc.capset(header, data), "capset")
+
+
+# --------------------------------------------------------------------- users
+
+def enter_users(uid, limits, private_dir, landlock_paths=None):
+    """A user id of its own in a private folder; Landlock on top where the kernel has it."""
+    os.chdir(private_dir)
+    _limit(limits, count_processes=True)
+    _become(uid)
+    _no_new_privs()
+    if landlock_paths is not None and landlock_abi() > 0:
+        _restrict_files(landlock_paths, private_dir)
+    _environment(private_dir, private_dir)
+
+
+def _become(uid):
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+# ------------------------------------------------------------------ landlock
+
+SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+LANDLOCK_CREATE_RULESET_VERSION, LANDLOCK_RULE_PATH_BENEATH = 1, 1
+# Filesystem rights by ABI version (linux/landlock.h).
+_FS_V1 = (1 << 13) - 1              # execute, write, read file/dir, remove, make_* ...
+_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_FS_READ = (1 << 0) | (1 << 2) | (1 << 3)   # execute, read_file, read_dir
+_NET_ALL = (1 << 0) | (1 << 1)              # bind_tcp, connect_tcp (ABI 4)
+_SCOPE_ALL = (1 << 0) | (1 << 1)            # abstract unix sockets, signals (ABI 6)
+
+
+def landlock_abi():
+    """The kernel's Landlock ABI version, 0 where it has none."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    version = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
+                            ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
+    return max(int(version), 0)
+
+
+def enter_landlock(limits, private_dir, read_paths):
+    os.chdir(private_dir)
+    _limit(limits, count_processes=False)
+    _no_new_privs()  # landlock_restrict_self demands it of an unprivileged process
+    _restrict_files(read_paths, private_dir)
+    _environment(private_dir, private_dir)
+
+
+def _restrict_files(read_paths, private_dir):
+    abi = landlock_abi()
+    if abi < 1:
+        raise IsolationError(0, "this kernel has no Landlock")
+    fs = _FS_V1 | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0) | \
+        (_FS_IOCTL_DEV if abi >= 5 else 0)
+    net = _NET_ALL if abi >= 4 else 0
+    scoped = _SCOPE_ALL if abi >= 6 else 0
+    attr = struct.pack("QQQ", fs, net, scoped)
+    size = 8 if abi < 4 else (16 if abi < 6 else 24)
+    ruleset = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, attr, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise IsolationError(ctypes.get_errno(), "landlock_create_ruleset")
+    try:
+        for path in read_paths:
+            _allow(ruleset, path, _FS_READ)
+        # The /dev files Python and numpy open; nothing else under /dev.
+        for device in DEVICES:
+            _allow(ruleset, f"/dev/{device}", (1 << 1) | (1 << 2))  # write_file, read_file
+        _allow(ruleset, private_dir, fs & ~_FS_IOCTL_DEV)
+        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
+               "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def _allow(ruleset, path, access):
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # not on this system (e.g. /lib32)
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            access &= (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14)  # file rights only for a file
+        rule = struct.pack("=Qi", access, fd)
+        _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset),
+                             ctypes.c_uint32(LANDLOCK_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)),
+               f"landlock_add_rule {path}")
+    finally:
+        os.close(fd)
+
+
+def _can_read_python():
+    """A worker imports modules as it goes: its user id must be able to read Python's files."""
+    for module in ("os", "json"):
+        path = sys.modules[module].__file__
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError:
+            raise IsolationError(0, f"a worker's user id cannot read Python's own files ({path}): "
+                                    "install Python where every user can read it") from None
+
+
+def landlock_read_paths():
+    return [p for p in SYSTEM_PATHS + tuple(python_paths()) if os.path.exists(p)]
+
+
+# ---------------------------------------------------------------------- none
+
+def enter_none(limits, private_dir):
+    os.chdir(private_dir)
+    _limit(limits, count_processes=False)
+    _environment(private_dir, private_dir)
+
+
+# -------------------------------------------------------------------- shared
+
+def _limit(limits, count_processes):
     def cap(kind, value):
         soft, hard = resource.getrlimit(kind)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
@@ -122,24 +332,91 @@ def _limit(limits):
 
     cap(resource.RLIMIT_AS, limits["memory_mb"] * 1024 * 1024)
     cap(resource.RLIMIT_FSIZE, limits["file_mb"] * 1024 * 1024)
-    if os.geteuid() == 0:
-        # Counted per user id: meaningful for a slot's own uid, harmful for a
-        # teacher's own account (it would count their browser too).
+    if count_processes:
+        # Counted per user id (per user namespace): meaningful for a slot's
+        # own id, harmful for a teacher's own account (it counts their browser).
         cap(resource.RLIMIT_NPROC, limits["processes"])
     cap(resource.RLIMIT_CPU, limits["cpu_seconds"])
     cap(resource.RLIMIT_CORE, 0)
 
 
-def probe(root_mountpoint):
-    """The strongest level that works here: try it in a throwaway child."""
-    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
-        return "basic"
+def _no_new_privs():
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def _environment(home, tmp):
+    os.environ.update({"HOME": home, "TMPDIR": tmp, "MPLCONFIGDIR": os.path.join(home, ".matplotlib")})
+
+
+def _write(path, text):
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+# --------------------------------------------------------------------- probe
+
+def probe(root_mountpoint, private_dir, wanted="auto"):
+    """(layer, {layer: why it is not available}) for the strongest layer that works here.
+
+    Each candidate is tried for real in a throwaway child, the way a worker
+    would enter it.  `wanted` names one layer to try alone.
+    """
+    candidates = LAYERS[:-1] if wanted == "auto" else (wanted,)
+    refused = {}
+    for layer in candidates:
+        if layer == "none":
+            return "none", refused
+        problem = _try(layer, root_mountpoint, private_dir)
+        if problem is None:
+            return layer, refused
+        refused[layer] = problem
+    return None, refused
+
+
+def _try(layer, root, private_dir):
+    if not sys.platform.startswith("linux"):
+        return "needs Linux"
+    if layer == "users" and os.geteuid() != 0:
+        return "needs root (to give each worker a user id of its own)"
+    if layer == "landlock" and landlock_abi() < 1:
+        return "this kernel has no Landlock (Linux 5.13+ with it enabled)"
+    read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(read)
+        message = b""
         try:
-            _enter_namespaces(slot_uid(os.getppid(), 0), {"disk_mb": 1}, root_mountpoint)
-            os._exit(0)
-        except BaseException:  # noqa: BLE001 - any failure means "not here"
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return "full" if os.waitstatus_to_exitcode(status) == 0 else "basic"
+            limits = {"disk_mb": 1, "memory_mb": 1 << 20, "file_mb": 1, "processes": 64, "cpu_seconds": 60}
+            if layer == "namespaces":
+                state = enter_namespaces(slot_uid(os.getppid(), 0), limits, root)
+                child = os.fork()
+                if child == 0:
+                    code = 1
+                    try:
+                        finish_namespaces(state, limits, root)
+                        code = 0
+                    finally:
+                        os._exit(code)
+                _, status = os.waitpid(child, 0)
+                if status != 0:
+                    raise IsolationError(0, "the namespace's first process could not set up its root")
+            elif layer == "users":
+                enter_users(slot_uid(os.getppid(), 0), limits, private_dir, landlock_read_paths())
+                _can_read_python()
+            elif layer == "landlock":
+                enter_landlock(limits, private_dir, landlock_read_paths())
+        except BaseException as error:  # noqa: BLE001 - any failure means "not here"
+            text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            message = (text or type(error).__name__).encode()
+        os.write(write, message[:500])
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as handle:
+        message = handle.read()
+    os.waitpid(pid, 0)
+    if not message:
+        return None
+    text = message.decode(errors="replace")
+    if layer == "namespaces":
+        return f"the kernel refused namespaces ({text}); unprivileged user namespaces may be disabled"
+    return text

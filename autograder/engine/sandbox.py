@@ -22,6 +22,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .isolation import LAYERS
+
 _HERE = Path(__file__).parent
 # What the zygote's private folder holds: the engine's sandboxed half and the
 # comparison rules it converts replies with (autograder/runtime.py).
@@ -32,6 +34,46 @@ _INTERRUPT_GRACE = 1.0  # seconds a worker gets to answer after an interrupt
 
 class SandboxError(Exception):
     """The sandbox itself could not be started: the grader cannot work."""
+
+
+def no_layer_message(wanted, refused):
+    """One line: why no layer hides the course here, what would, and how to grade anyway."""
+    why = "; ".join(f"{layer}: {reason}" for layer, reason in refused.items())
+    if wanted != "auto":
+        return f"the {wanted!r} isolation layer does not work here ({why})"
+    return (f"no isolation layer can hide the course from student code here ({why}). Enable unprivileged "
+            "user namespaces (sysctl kernel.unprivileged_userns_clone=1, or "
+            "kernel.apparmor_restrict_unprivileged_userns=0) for 'namespaces', or run as root for 'users'; "
+            "to grade anyway, unprotected, pass --isolation none")
+
+
+def _make_private(workdir, sandbox_folder, protect):
+    """The "users" layer hides the grader's files by their permissions.
+
+    Everything the grader writes from now on is private (umask 077); what it
+    already keeps (the output folder's contents, the course's hidden parts,
+    the hand-ins) loses every permission for other users.  The output folder
+    itself stays traversable, so a slot's user can reach its own folder in
+    the sandbox's, and list nothing.  Returns the paths it changed.
+    """
+    os.umask(0o077)
+    changed = []
+    targets = list(protect)
+    if workdir is not None:
+        workdir = Path(workdir).resolve()
+        _chmod(workdir, 0o711, changed)
+        targets += [entry for entry in workdir.iterdir() if entry.resolve() != sandbox_folder]
+    for path in targets:
+        path = Path(path)
+        if path.exists() and not path.is_symlink():
+            _chmod(path, path.stat().st_mode & 0o700, changed)
+    return changed
+
+
+def _chmod(path, mode, changed):
+    if path.stat().st_mode & 0o777 != mode:
+        path.chmod(mode)
+        changed.append(str(path))
 
 
 class WorkerTimeout(Exception):
@@ -53,12 +95,17 @@ class Limits:
 
 
 class Sandbox:
-    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD, workdir=None, isolation="auto"):
+    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD, workdir=None, isolation="auto", protect=()):
         """`workdir`: where the sandbox keeps its private folder (default: the system's temp).
 
-        `isolation`: "auto" uses the strongest level that works here; "basic"
-        forces limits only (for tests of that level).
+        `isolation`: "auto" uses the strongest layer that works here (see
+        isolation.py); a layer's name forces that one, and fails if it cannot
+        work.  "none" must be asked for by name.  `protect`: the grader's
+        files and folders that the "users" layer must make unreadable to
+        other user ids (the course's hidden parts, the hand-ins).
         """
+        if isolation != "auto" and isolation not in LAYERS:
+            raise SandboxError(f"unknown isolation layer {isolation!r} (one of: auto, {', '.join(LAYERS)})")
         self.limits = limits
         self.folder = Path(tempfile.mkdtemp(prefix="autograder-sandbox-", dir=workdir)).resolve()
         for path in SANDBOX_FILES:
@@ -68,18 +115,29 @@ class Sandbox:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
-               "HOME": str(self.folder), "IPYTHONDIR": str(self.folder / ".ipython"), "PYTHONHASHSEED": "0"}
+               "HOME": str(self.folder), "IPYTHONDIR": str(self.folder / ".ipython"), "PYTHONHASHSEED": "0",
+               **{k: v for k, v in os.environ.items() if k == "AUTOGRADER_LANDLOCK"},
+               # Inherited by every worker: lets a test find a hand-in's processes.
+               "AUTOGRADER_SANDBOX": str(self.folder)}
+        # Its own session: a kill of the grader's process group (Ctrl-C, kill -9 -PGID)
+        # leaves the zygote alive just long enough to see its socket close and
+        # kill every worker; the workers themselves die with the zygote.
         self.zygote = subprocess.Popen(
             [sys.executable, "-I", "-B", str(self.folder / "zygote.py"), str(theirs.fileno()),
              json.dumps(list(preload)), isolation],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, cwd=self.folder, env=env)
+            stderr=subprocess.DEVNULL, cwd=self.folder, env=env, start_new_session=True)
         theirs.close()
         ready = self._receive(timeout=120)
         if not ready.get("ready"):
             self.close()
             raise SandboxError("the sandbox did not start")
         self.isolation = ready["isolation"]
+        self.refused = ready.get("refused", {})  # {layer: why it does not work here}
+        if self.isolation is None:
+            self.close()
+            raise SandboxError(no_layer_message(isolation, self.refused))
+        self.protected = _make_private(workdir, self.folder, protect) if self.isolation == "users" else []
         atexit.register(self.close)
 
     def worker(self, slot):

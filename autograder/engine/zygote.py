@@ -6,7 +6,7 @@ grader's requests (worker.py).  A fork costs a few milliseconds where a fresh
 interpreter with those imports costs hundreds.  It never runs student code
 itself and holds nothing secret.  Started by sandbox.py as
 
-    python -I -B zygote.py CONTROL_FD PRELOAD_JSON auto|basic
+    python -I -B zygote.py CONTROL_FD PRELOAD_JSON auto|namespaces|users|landlock|none
 
 from a private folder holding only zygote.py, isolation.py, worker.py and
 runtime.py.  Requests come over a Unix socket, with pipe ends attached.
@@ -15,7 +15,9 @@ runtime.py.  Requests come over a Unix socket, with pipe ends attached.
 import ctypes
 import json
 import os
+import select
 import signal
+import shutil
 import socket
 import sys
 
@@ -28,6 +30,8 @@ import worker  # noqa: E402
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 _exits = {}
+_guards = {}  # namespaces worker pid -> the guard process that waits for it
+MAX_PROBE_SLOT = isolation.MAX_SLOTS - 1  # the slot whose folder the probe uses
 _slots_used = set()
 _libc = ctypes.CDLL(None)
 
@@ -44,23 +48,31 @@ def main():
     shell.run_cell("pass", store_history=False)
     # The check helpers are already here: hand-ins need not run their copy.
     shell.user_ns.update(worker.runtime_names())
-    mountpoint = os.path.join(os.path.dirname(os.path.abspath(__file__)), "root")
+    here = os.path.dirname(os.path.abspath(__file__))
+    mountpoint = os.path.join(here, "root")
     os.makedirs(mountpoint, exist_ok=True)
-    level = isolation.probe(mountpoint) if sys.argv[3] == "auto" else "basic"
+    homes = os.path.join(here, "home")
+    os.makedirs(homes, exist_ok=True)
+    os.chmod(here, 0o711)   # a slot's own user id must reach its folder below, and see nothing else
+    os.chmod(homes, 0o711)
+    probe_dir = _private_dir(homes, MAX_PROBE_SLOT, "users" if os.geteuid() == 0 else "landlock")
+    level, refused = isolation.probe(mountpoint, probe_dir, sys.argv[3])
     # Orphans of a worker (a double fork, setsid) come back to us, to be killed.
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # If the grader dies (even by kill -9) our socket reads end-of-file and we
     # clean up and go (see the loop); SIGTERM does the same.
     signal.signal(signal.SIGTERM, lambda signum, frame: _shut_down(level))
     signal.signal(signal.SIGCHLD, _reap)
-    _send(control, {"ready": True, "isolation": level})
+    _send(control, {"ready": True, "isolation": level, "refused": refused})
+    if level is None:
+        _shut_down(level)
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
         if not message:
             _shut_down(level)
         request = json.loads(message)
         if request["op"] == "spawn":
-            _send(control, {"pid": _spawn(control, shell, request, fds, level, mountpoint)})
+            _send(control, {"pid": _spawn(control, shell, request, fds, level, mountpoint, homes)})
         elif request["op"] == "sweep":
             _send(control, {"killed": _sweep(level, request["slot"], set(request["keep"]), request.get("dead"))})
         elif request["op"] == "exit-status":
@@ -75,33 +87,124 @@ def _shut_down(level):
     os._exit(0)
 
 
-def _spawn(control, shell, request, fds, level, mountpoint):
-    _slots_used.add(request["slot"])
+def _spawn(control, shell, request, fds, level, mountpoint, homes):
+    """Fork a worker for a slot, shut in by `level`; returns its pid (as we see it)."""
+    slot = request["slot"]
+    _slots_used.add(slot)
+    zygote = os.getpid()
+    uid = isolation.slot_uid(zygote, slot)
+    private = None if level == "namespaces" else _private_dir(homes, slot, level)
+    report_read, report_write = os.pipe()
     pid = os.fork()
     if pid == 0:
         code = 70
         try:
+            os.close(report_read)
             control.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             os.setsid()
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
-            isolation.enter(level, isolation.slot_uid(os.getppid(), request["slot"]), request["limits"],
-                            mountpoint)
+            limits = request["limits"]
+            if level == "namespaces":
+                _namespaces_worker(shell, fds, uid, limits, mountpoint, report_write, zygote)
+            else:
+                os.write(report_write, str(os.getpid()).encode())
+                os.close(report_write)
+                if level == "users":
+                    # AUTOGRADER_LANDLOCK=0: permissions alone, as on a kernel without Landlock (for tests).
+                    extra = None if os.environ.get("AUTOGRADER_LANDLOCK") == "0" else isolation.landlock_read_paths()
+                    isolation.enter_users(uid, limits, private, extra)
+                elif level == "landlock":
+                    isolation.enter_landlock(limits, private, isolation.landlock_read_paths())
+                else:
+                    isolation.enter_none(limits, private)
+                _die_with_parent(lambda: os.getppid() == zygote)
+                worker.serve(shell, fds[0], fds[1])
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(report_write)
+    for fd in fds:
+        os.close(fd)
+    with os.fdopen(report_read, "rb") as report:
+        answer = report.read()
+    try:
+        worker_pid = int(answer)
+    except ValueError:
+        return pid  # it failed before it could serve: the grader sees it die at once
+    if worker_pid != pid:
+        _guards[worker_pid] = pid
+    return worker_pid
+
+
+def _namespaces_worker(shell, fds, uid, limits, mountpoint, report_write, zygote):
+    """In the zygote's child (the guard): new namespaces, then the worker as PID 1 of the new PID namespace.
+
+    The guard stays, waiting for the worker, and exits the way it ended
+    (128 + N for signal N).  Each dies with its parent (PR_SET_PDEATHSIG), so
+    the chain zygote -> guard -> worker holds even through kill -9; and the
+    worker, being PID 1, takes every process of its hand-in with it.
+    """
+    state = isolation.enter_namespaces(uid, limits, mountpoint)
+    _die_with_parent(lambda: os.getppid() == zygote)
+    alive_read, alive_write = os.pipe()  # end-of-file on it: the guard is gone
+    child = os.fork()
+    if child == 0:
+        code = 70
+        try:
+            os.close(report_write)
+            os.close(alive_write)
+            # A process group of its own: kill(0, ...) must not reach the guard,
+            # which is outside the PID namespace but, in a user namespace, the same user.
+            os.setsid()
+            isolation.finish_namespaces(state, limits, mountpoint)
+            _die_with_parent(lambda: not select.select([alive_read], [], [], 0)[0])
+            os.close(alive_read)
             worker.serve(shell, fds[0], fds[1])
             code = 0
         finally:
             os._exit(code)
     for fd in fds:
         os.close(fd)
-    return pid
+    os.write(report_write, str(child).encode())
+    os.close(report_write)
+    _, status = os.waitpid(child, 0)
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else min(code, 127))
+
+
+def _die_with_parent(parent_alive):
+    """Be killed when our parent dies.
+
+    Armed only now, after the last change of identity: the kernel forgets a
+    parent-death signal whenever a process's credentials change (setuid,
+    a new user namespace).  If the parent died before it was armed, go now.
+    """
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if not parent_alive():
+        os._exit(70)
+
+
+def _private_dir(homes, slot, level):
+    """A fresh folder for a slot's hand-in, owned by the user that runs it."""
+    path = os.path.join(homes, f"slot-{slot}")
+    shutil.rmtree(path, ignore_errors=True)
+    os.mkdir(path, 0o700)
+    if level == "users":
+        uid = isolation.slot_uid(os.getpid(), slot)
+        os.chown(path, uid, uid)
+    return path
 
 
 def _exit_status(pid):
     """How a (killed or ended) worker ended, waiting for it if it is not reaped yet."""
+    guard = _guards.pop(pid, None)
+    if guard is not None:  # a namespaces worker: its guard exits the way it ended
+        code = _exit_status(guard)
+        return code - 128 if code is not None and code > 128 else code
     if pid not in _exits:
         try:
             _, status = os.waitpid(pid, 0)
@@ -127,16 +230,22 @@ def _reap(signum, frame):
 def _sweep(level, slot, keep, dead):
     """Kill every process left over from a slot's hand-in; `dead` is its worker.
 
-    With full isolation a slot has a user id of its own, so that finds them
-    all.  Otherwise the orphans come back to us (the subreaper) once their
-    parents are gone, so we wait for each generation and sweep again.
-    `keep` holds the live workers of other slots.
+    "namespaces": the worker was PID 1 of its PID namespace, and the kernel
+    killed the rest with it.  "users": a slot has a user id of its own, so
+    that finds them all.  Otherwise the orphans come back to us (the
+    subreaper) once their parents are gone, so we wait for each generation
+    and sweep again.  `keep` holds the live workers of other slots.
     """
+    if level in ("namespaces", None):
+        if dead:
+            _exits[dead] = _exit_status(dead)
+        return 0
     killed = set()
-    if level != "full" and dead:
+    if level != "users" and dead:
         _exits[dead] = _exit_status(dead)  # reparents its children to us
     for _ in range(100):  # a fork racing the sweep is caught on the next pass
-        found = [pid for pid in (_pids_of(isolation.slot_uid(os.getpid(), slot)) if level == "full" else _children())
+        found = [pid for pid in (_pids_of(isolation.slot_uid(os.getpid(), slot)) if level == "users"
+                                 else _children())
                  if pid not in keep and pid not in killed]
         if not found:
             break
@@ -146,7 +255,7 @@ def _sweep(level, slot, keep, dead):
             except ProcessLookupError:
                 pass
             killed.add(pid)
-        if level != "full":
+        if level != "users":
             for pid in found:
                 _exit_status(pid)  # reaped, so its own children come back to us
     return len(killed)

@@ -134,6 +134,46 @@ with open("big.bin", "wb") as handle:
         handle.write(b"x" * (1024 * 1024))
 """, {}),
     "reads-stdin": ("solved", "name = input('your name? ')", {}),
+    # The attack the "basic" isolation of old fell to: every process's cwd and
+    # command line lead to the course folder, and so to the expected values.
+    "walks-proc-to-the-answers": ("stub", """
+import json, os
+ANSWERS = {}
+def _candidates():
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        for name in ("cwd", "root"):
+            try:
+                yield os.readlink(f"/proc/{pid}/{name}")
+            except OSError:
+                pass
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                yield from (part.decode(errors="replace") for part in handle.read().split(b"\\0") if part)
+        except OSError:
+            pass
+def _steal():
+    seen = set()
+    for start in _candidates():
+        folder = start if os.path.isdir(start) else os.path.dirname(start)
+        while folder not in seen and folder not in ("", "/"):
+            seen.add(folder)
+            path = os.path.join(folder, "autograder", "assignments", "n-queens", "expected.json")
+            try:
+                with open(path) as handle:
+                    return json.load(handle)["expected"]
+            except (OSError, ValueError, KeyError):
+                folder = os.path.dirname(folder)
+    return {}
+try:
+    ANSWERS = _steal()
+except Exception:
+    pass
+""", {
+        "count-solutions": "def count_solutions(n):\n    return ANSWERS[f'count_solutions({n})']",
+        "get-n": "def get_n(pos):\n    return ANSWERS[f'get_n({pos!r})']",
+    }),
 }
 
 

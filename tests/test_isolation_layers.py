@@ -1,0 +1,243 @@
+"""The hostile corpus gets the same rows under every isolation layer and every way a grader is launched.
+
+Conditions a grader meets on this kind of machine, each with the layers it can have:
+
+* root (a server, CI): namespaces (picked by itself), users (with Landlock on
+  top; and, by file permissions alone, a targeted test), landlock;
+* an ordinary user (an instructor's laptop, JupyterHub): namespaces through an
+  unprivileged user namespace, landlock.  Needs a user to run as: set
+  AUTOGRADER_TEST_USER (`.ci/run` creates one with useradd);
+* root without CAP_SYS_ADMIN, as Docker and Gradescope run containers
+  (`capsh --drop=cap_sys_admin`): namespaces through a user namespace, users;
+* launched with SIGINT ignored (`nohup`, `cmd &` in a script, cron).
+
+Each run is the real command in a real process.  After it, no process of any
+hand-in may be left; and a grader killed by `kill -9` on its whole process
+group takes every hand-in's processes with it.
+"""
+
+import csv
+import json
+import os
+import pwd
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+CORPUS = ROOT / "tests" / "hostile" / "n-queens"
+AUTOGRADER = [sys.executable, "-m", "autograder"]
+TEST_USER = os.environ.get("AUTOGRADER_TEST_USER")
+
+RUNS = [
+    ("root", "auto", "namespaces"),
+    ("root", "users", "users"),
+    ("root", "landlock", "landlock"),
+    ("ordinary-user", "auto", "namespaces"),
+    ("ordinary-user", "landlock", "landlock"),
+    ("no-cap-sys-admin", "auto", "namespaces"),
+    ("no-cap-sys-admin", "users", "users"),
+    ("sigint-ignored", "auto", "namespaces"),
+]
+
+
+def _skip_unless_possible(condition):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("Linux only")
+    if os.geteuid() != 0:
+        pytest.skip("these conditions are set up from root (as CI runs)")
+    if condition == "ordinary-user" and not TEST_USER:
+        pytest.skip("set AUTOGRADER_TEST_USER to a user that can read this checkout and its .venv "
+                    "(.ci/run creates one)")
+    if condition == "no-cap-sys-admin" and not shutil.which("capsh"):
+        pytest.skip("capsh is missing (apt-get install libcap2-bin)")
+
+
+def _launch(condition, args, env=None, **popen):
+    """Start the grader as `condition` says; returns the Popen."""
+    env = {**os.environ, **(env or {})}
+    command = AUTOGRADER + args
+    preexec = None
+    if condition == "ordinary-user":
+        user = pwd.getpwnam(TEST_USER)
+        command = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--"] + command
+        env["HOME"] = user.pw_dir
+    elif condition == "no-cap-sys-admin":
+        # capsh runs its -c command with CAP_SYS_ADMIN gone from every set, as in a container.
+        command = ["capsh", "--drop=cap_sys_admin", "--", "-c", 'exec "$@"', "grader"] + command
+    elif condition == "sigint-ignored":
+        def preexec():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return subprocess.Popen(command, env=env, cwd=ROOT, preexec_fn=preexec, **popen)
+
+
+@pytest.fixture
+def tmp_path(tmp_path_factory):
+    """A folder the ordinary user can reach too (pytest's own base folder is root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="autograder-layers-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _owned_folder(tmp_path, condition, name):
+    folder = tmp_path / name
+    folder.mkdir()
+    if condition == "ordinary-user":
+        user = pwd.getpwnam(TEST_USER)
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    return folder
+
+
+@pytest.fixture
+def restore_modes():
+    """The users layer makes the course's hidden folders private; put them back afterwards."""
+    paths = [ROOT / "solutions", ROOT / "autograder" / "assignments"]
+    modes = {p: p.stat().st_mode & 0o7777 for p in paths}
+    yield
+    for path, mode in modes.items():
+        path.chmod(mode)
+
+
+def sandbox_processes(marker):
+    """Live processes started by a sandbox whose folder path contains `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                environ = handle.read()
+            with open(f"/proc/{pid}/stat") as handle:
+                state = handle.read().rsplit(") ", 1)[1][0]
+        except OSError:
+            continue
+        if f"AUTOGRADER_SANDBOX=".encode() in environ and marker.encode() in environ and state != "Z":
+            found.append(int(pid))
+    return found
+
+
+def _rows(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
+def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, layer, expect_layer):
+    _skip_unless_possible(condition)
+    handins = _owned_folder(tmp_path, condition, "handins")
+    for notebook in CORPUS.glob("*.ipynb"):
+        shutil.copy(notebook, handins / notebook.name)
+    if condition == "ordinary-user":
+        user = pwd.getpwnam(TEST_USER)
+        for path in handins.iterdir():
+            os.chown(path, user.pw_uid, user.pw_gid)
+    out = _owned_folder(tmp_path, condition, "out")
+    grader = _launch(condition, ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
+                                 "--timeout", "1", "--submission-timeout", "20", "--isolation", layer, str(handins)],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output, _ = grader.communicate(timeout=600)
+    assert grader.returncode == 0, output
+    assert f"isolation: {expect_layer}" in output, output
+    rows = _rows(out / "g" / "grades.csv")
+    expected = _rows(CORPUS / "expected.csv")
+    assert sorted(rows) == sorted(expected)
+    wrong = {student: (rows[student]["score"], rows[student]["status"]) for student, want in expected.items()
+             if (float(rows[student]["score"]), rows[student]["status"]) != (float(want["score"]), want["status"])}
+    assert wrong == {}, output
+    time.sleep(0.5)
+    assert sandbox_processes(str(out)) == [], "a hand-in's process outlived its grading"
+
+
+def test_users_layer_without_landlock_hides_what_the_grader_keeps(tmp_path, restore_modes):
+    """File permissions alone (a kernel without Landlock): a hand-in that knows every path finds none readable.
+
+    (A whole-disk search could still find other, world-readable copies of a
+    course elsewhere on the machine, and the network stays open: the README's
+    table says so.  What this grader keeps is what it can and must hide.)
+    """
+    _skip_unless_possible("root")
+    out = tmp_path / "out"
+    handins = tmp_path / "handins"
+    handins.mkdir()
+    shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
+    secrets = [ROOT / "autograder" / "assignments" / "n-queens" / "expected.json",
+               ROOT / "autograder" / "assignments" / "n-queens" / "cases.toml",
+               ROOT / "solutions" / "n-queens" / "n-queens.ipynb",
+               out / "gradebook.db", handins / "alice.ipynb"]
+    probe = ("import os\nLEAKS = []\n"
+             f"for path in {[str(p) for p in secrets]!r} + [os.path.join({str(out)!r}, n) for n in "
+             f"('grades.csv', 'handins')]:\n"
+             "    try:\n        open(path, 'rb').read(1)\n        LEAKS.append(path)\n"
+             "    except OSError:\n        pass\n"
+             "assert os.getuid() != 0\n"
+             "def get_n(pos):\n    if LEAKS:\n        raise RuntimeError('read: ' + ', '.join(LEAKS))\n"
+             "    return len(pos)\n")
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "probe", "metadata": {},
+                           "outputs": [], "source": probe}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (handins / "prober.ipynb").write_text(json.dumps(notebook))
+    # A first run makes the gradebook exist, so the second one's probe has it to look for.
+    for _ in range(2):
+        result = subprocess.run(AUTOGRADER + ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
+                                              str(out), "--isolation", "users", "--regrade", str(handins)],
+                                cwd=ROOT, capture_output=True, text=True, timeout=300,
+                                env={**os.environ, "AUTOGRADER_LANDLOCK": "0"})
+        assert result.returncode == 0, result.stderr
+    assert "isolation: users" in result.stderr
+    with sqlite3.connect(out / "gradebook.db") as db:
+        messages = db.execute("SELECT c.status, c.message FROM case_results c JOIN submissions s "
+                              "ON s.id = c.submission_id WHERE s.student = 'prober' AND s.counted = 1 "
+                              "AND c.function = 'get_n'").fetchall()
+    assert messages and all(status == "passed" for status, _ in messages), messages
+    assert _rows(out / "grades.csv")["alice"]["score"] == "5"
+
+
+def test_the_proc_walker_really_steals_without_isolation(tmp_path):
+    """The corpus's /proc walker is a real attack: with no layer at all it finds the answers."""
+    handins = tmp_path / "in"
+    handins.mkdir()
+    shutil.copy(CORPUS / "walks-proc-to-the-answers.ipynb", handins)
+    result = subprocess.run(AUTOGRADER + ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
+                                          str(tmp_path / "out"), "--isolation", "none", str(handins)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert float(_rows(tmp_path / "out" / "grades.csv")["walks-proc-to-the-answers"]["score"]) > 0
+
+
+LOOPER = """{"cells": [{"cell_type": "code", "execution_count": null, "id": "a", "metadata": {}, "outputs": [],
+  "source": "import os, signal, time\\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\\nif os.fork() == 0:\\n    os.setsid()\\n    while True:\\n        pass\\nwhile True:\\n    pass"}],
+  "metadata": {}, "nbformat": 4, "nbformat_minor": 5}"""
+
+
+@pytest.mark.parametrize("condition, layer", [("root", "auto"), ("root", "users"), ("root", "landlock"),
+                                              ("ordinary-user", "auto"), ("ordinary-user", "landlock"),
+                                              ("no-cap-sys-admin", "auto"), ("sigint-ignored", "auto")])
+def test_kill_9_of_the_grader_takes_every_hand_in_with_it(tmp_path, restore_modes, condition, layer):
+    _skip_unless_possible(condition)
+    handins = _owned_folder(tmp_path, condition, "handins")
+    for name in ("ann", "ben", "cat", "dan"):
+        (handins / f"{name}.ipynb").write_text(LOOPER)
+        if condition == "ordinary-user":
+            user = pwd.getpwnam(TEST_USER)
+            os.chown(handins / f"{name}.ipynb", user.pw_uid, user.pw_gid)
+    out = _owned_folder(tmp_path, condition, "out")
+    grader = _launch(condition, ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
+                                 "--jobs", "2", "--isolation", layer, str(handins)],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(sandbox_processes(str(out))) < 4 and time.monotonic() < deadline:
+        time.sleep(0.2)   # two hand-ins looping, each with an escaped child
+    assert len(sandbox_processes(str(out))) >= 4, "the looping hand-ins never started"
+    os.killpg(grader.pid, signal.SIGKILL)
+    grader.wait()
+    deadline = time.monotonic() + 10
+    while sandbox_processes(str(out)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert sandbox_processes(str(out)) == [], "hand-in processes outlived the grader's kill -9"
