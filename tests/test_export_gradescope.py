@@ -144,3 +144,53 @@ def test_setup_sh_installs_the_bundled_engine_that_run_autograder_uses(zip_path,
     assert done.returncode == 0, done.stderr[-3000:]
     data = json.loads((root / "results" / "results.json").read_text())
     assert data["score"] == pytest.approx(4.9)
+
+
+CHEATER = """import json, os
+ANSWERS = {}
+for path in %r:
+    try:
+        with open(path) as handle:
+            ANSWERS = json.load(handle)["expected"]
+        break
+    except (OSError, ValueError, KeyError):
+        pass
+def count_solutions(n):
+    return ANSWERS[f"count_solutions({n})"]
+def get_n(pos):
+    return ANSWERS[f"get_n({pos!r})"]
+def board2str(pos):
+    return ANSWERS[f"board2str({pos!r})"]
+def is_solved(pos):
+    return ANSWERS[f"is_solved({pos!r})"]
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("capsh"), reason="needs root and capsh")
+@pytest.mark.parametrize("isolation", ["auto", "users", "none"])
+def test_a_cheater_gets_nothing_as_root_without_cap_sys_admin(zip_path, tmp_path, isolation):
+    """Gradescope's containers: root, no CAP_SYS_ADMIN.  A hand-in that knows where the answers are gets 0.
+
+    "auto" gets namespaces through a user namespace here; "users" is what a
+    container whose seccomp profile forbids namespaces gets; "none" shows the
+    attack is real.
+    """
+    root = make_root(tmp_path, zip_path)
+    secret = root / "source" / "course" / "autograder" / "assignments" / "n-queens" / "expected.json"
+    assert secret.is_file()
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "cheat", "metadata": {},
+                           "outputs": [], "source": CHEATER % ([str(secret), "/autograder/source/course/autograder/"
+                                                                 "assignments/n-queens/expected.json"],)}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (root / "submission" / "n-queens.ipynb").write_text(json.dumps(notebook))
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}",
+           "AUTOGRADER_ISOLATION": isolation}
+    done = subprocess.run(["capsh", "--drop=cap_sys_admin", "--", "-c",
+                           f"bash {root / 'source' / 'run_autograder'}"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    data = json.loads((root / "results" / "results.json").read_text())
+    if isolation == "none":
+        assert data["score"] > 2, data
+    else:
+        assert data["score"] == 0, data

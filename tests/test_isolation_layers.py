@@ -143,6 +143,8 @@ def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, la
                                  "--timeout", "1", "--submission-timeout", "20", "--isolation", layer, str(handins)],
                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output, _ = grader.communicate(timeout=600)
+    if "cannot read Python's own files" in output:
+        pytest.skip("Python is installed where other users cannot read it (.ci/run makes it readable)")
     assert grader.returncode == 0, output
     assert f"isolation: {expect_layer}" in output, output
     rows = _rows(out / "g" / "grades.csv")

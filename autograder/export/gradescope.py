@@ -67,8 +67,10 @@ if [ -x "$VENV/bin/autograder" ]; then BIN="$VENV/bin"; else BIN="$(dirname "$(c
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 mkdir -p "$ROOT/results"
-"$BIN/autograder" --course "$COURSE" grade --assignment "$ASSIGNMENT" --out "$OUT" "$ROOT/submission" \
-    > "$OUT/grade.log" 2>&1
+# Gradescope runs this as root in a container without CAP_SYS_ADMIN: the grader picks
+# the strongest isolation layer that works there (AUTOGRADER_ISOLATION forces one).
+"$BIN/autograder" --course "$COURSE" grade --assignment "$ASSIGNMENT" --out "$OUT" \
+    --isolation "${AUTOGRADER_ISOLATION:-auto}" "$ROOT/submission" > "$OUT/grade.log" 2>&1
 status=$?
 "$BIN/python" -m autograder.export.gradescope --course "$COURSE" --assignment "$ASSIGNMENT" \
     --graded "$OUT" --grade-status "$status" --log "$OUT/grade.log" \
