@@ -117,7 +117,8 @@ def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout
                  protect=private) as sandbox:
         run_id = gradebook.start_run(assignment.id, shlex.join(["autograder", *sys.argv[1:]]), jobs,
                                      sandbox.isolation)
-        console.print(f"isolation: {sandbox.isolation} (hides {HIDES[sandbox.isolation]})")
+        console.print(f"isolation: {sandbox.isolation} (hides {HIDES[sandbox.isolation]})"
+                      + ("; each grading slot has an equal CPU share (cgroup)" if sandbox.cpu_groups else ""))
         if sandbox.protected:
             console.print(f"isolation: made {len(sandbox.protected)} path(s) private to this user: "
                           + ", ".join(sandbox.protected[:3]) + (" ..." if len(sandbox.protected) > 3 else ""))

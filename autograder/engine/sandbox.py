@@ -27,7 +27,8 @@ from .isolation import LAYERS
 _HERE = Path(__file__).parent
 # What the zygote's private folder holds: the engine's sandboxed half and the
 # comparison rules it converts replies with (autograder/runtime.py).
-SANDBOX_FILES = (_HERE / "zygote.py", _HERE / "isolation.py", _HERE / "worker.py", _HERE.parent / "runtime.py")
+SANDBOX_FILES = (_HERE / "zygote.py", _HERE / "isolation.py", _HERE / "cgroups.py", _HERE / "worker.py",
+                 _HERE.parent / "runtime.py")
 DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
 _INTERRUPT_GRACE = 1.0  # seconds a worker gets to answer after an interrupt
 
@@ -134,6 +135,7 @@ class Sandbox:
             raise SandboxError("the sandbox did not start")
         self.isolation = ready["isolation"]
         self.refused = ready.get("refused", {})  # {layer: why it does not work here}
+        self.cpu_groups = ready.get("cpu_groups", False)  # each slot's CPU share held by a cgroup
         if self.isolation is None:
             self.close()
             raise SandboxError(no_layer_message(isolation, self.refused))

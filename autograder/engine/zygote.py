@@ -25,11 +25,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves our 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"  # no thread pools: threads do not survive fork
 
+import cgroups  # noqa: E402
 import isolation  # noqa: E402
 import worker  # noqa: E402
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 _exits = {}
+_groups = None  # cgroups.SlotGroups: each slot's CPU share, where cgroups can be made
 _guards = {}  # namespaces worker pid -> the guard process that waits for it
 MAX_PROBE_SLOT = isolation.MAX_SLOTS - 1  # the slot whose folder the probe uses
 _slots_used = set()
@@ -63,7 +65,10 @@ def main():
     # clean up and go (see the loop); SIGTERM does the same.
     signal.signal(signal.SIGTERM, lambda signum, frame: _shut_down(level))
     signal.signal(signal.SIGCHLD, _reap)
-    _send(control, {"ready": True, "isolation": level, "refused": refused})
+    global _groups
+    _groups = cgroups.SlotGroups(os.getpid()) if level is not None else None
+    _send(control, {"ready": True, "isolation": level, "refused": refused,
+                    "cpu_groups": bool(_groups and _groups.base)})
     if level is None:
         _shut_down(level)
     while True:
@@ -82,8 +87,17 @@ def main():
 
 
 def _shut_down(level):
+    for worker_pid, guard in list(_guards.items()):  # namespaces workers still running
+        for pid in (worker_pid, guard):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _exit_status(worker_pid)
     for slot in _slots_used:
         _sweep(level, slot, set(), None)
+    if _groups is not None:
+        _groups.close()
     os._exit(0)
 
 
@@ -108,6 +122,8 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
             limits = request["limits"]
+            if _groups is not None:
+                _groups.join(slot)  # before any isolation: everything the hand-in starts stays in it
             if level == "namespaces":
                 _namespaces_worker(shell, fds, uid, limits, mountpoint, report_write, zygote)
             else:
