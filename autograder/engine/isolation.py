@@ -332,12 +332,28 @@ def _limit(limits, count_processes):
 
     cap(resource.RLIMIT_AS, limits["memory_mb"] * 1024 * 1024)
     cap(resource.RLIMIT_FSIZE, limits["file_mb"] * 1024 * 1024)
-    if count_processes:
-        # Counted per user id (per user namespace): meaningful for a slot's
-        # own id, harmful for a teacher's own account (it counts their browser).
+    # RLIMIT_NPROC counts every process of the user id (in its user namespace).
+    # A slot's own id or namespace holds the hand-in alone; the grader's own
+    # account also runs the teacher's browser, so there the hand-in gets what
+    # is running now plus its allowance: a fork bomb still stops.
+    extra = 0 if count_processes else _processes_of(os.getuid())
+    if os.getuid() != 0:  # root ignores RLIMIT_NPROC anyway
+        cap(resource.RLIMIT_NPROC, limits["processes"] + extra)
+    elif count_processes:
         cap(resource.RLIMIT_NPROC, limits["processes"])
     cap(resource.RLIMIT_CPU, limits["cpu_seconds"])
     cap(resource.RLIMIT_CORE, 0)
+
+
+def _processes_of(uid):
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                count += os.stat(f"/proc/{entry}").st_uid == uid
+            except OSError:
+                pass
+    return count
 
 
 def _no_new_privs():
