@@ -88,9 +88,9 @@ class WorkerDied(Exception):
 @dataclass(frozen=True)
 class Limits:
     memory_mb: int = 2048       # address space of each process
-    processes: int = 64         # processes of one hand-in at once (full isolation)
+    processes: int = 64         # processes of one hand-in at once
     file_mb: int = 64           # largest file it may write
-    disk_mb: int = 128          # its whole writable file system (full isolation)
+    disk_mb: int = 128          # its whole writable file system (namespaces layer)
     cpu_seconds: int = 600      # CPU time of the worker process, a backstop to the wall-clock limits
     max_reply_bytes: int = 64 * 1024 * 1024
 
