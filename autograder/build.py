@@ -1,13 +1,19 @@
 """`autograder build`: regenerate every generated file from the reference notebooks.
 
-Generated: assignments/<id>/<notebook>, autograder/assignments/<id>/expected.json
-and public_rubric.xlsx.  With check=True nothing is written; the stale files
+Generated: assignments/<id>/<notebook>, autograder/assignments/<id>/expected.json,
+public_rubric.xlsx, and autograder/assignments/<id>/audit.json for assignments whose
+cases.toml sets a mutation_floor (re-audited only when stale; see audit/cache.py).  With check=True nothing is written; the stale files
 are returned so the command can name them and fail.
 """
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 from .assignment import load_assignment
+from .audit import run_audit
+from .audit.cache import audit_path, check_audit
+from .audit.config import load_config
+from .engine.sandbox import shared_sandbox
 from .expected_values import compute_expected, expected_text
 from .rubric import read_rubric, rubric_rows, write_rubric
 from .student_notebook import Context, build_student_notebook, notebook_text, read_reference
@@ -19,10 +25,11 @@ RUBRIC = "public_rubric.xlsx"
 class BuildReport:
     written: list
     stale: list
+    failures: list = field(default_factory=list)  # mutation scores below their floor
 
 
 def build(course, check=False, progress=print):
-    texts, sheets = {}, {}
+    texts, sheets, audits = {}, {}, []
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)
         progress(f"{assignment_id}: running the reference notebook")
@@ -32,21 +39,32 @@ def build(course, check=False, progress=print):
         texts[assignment.expected_path] = expected_text(assignment, expected)
         texts[assignment.student_path] = notebook_text(build_student_notebook(reference, context))
         sheets[assignment_id] = rubric_rows(assignment, expected)
+        audits.append((assignment, load_config(assignment).floor))
 
     rubric_path = course.root / RUBRIC
     stale = [path for path, text in texts.items() if _read(path) != text]
     if not rubric_path.exists() or read_rubric(rubric_path) != _as_read_back(sheets):
         stale.append(rubric_path)
-    stale = [p.relative_to(course.root) for p in stale]
+    stale_audits = [a for a, floor in audits if check_audit(a, floor, texts[a.expected_path])[0]]
+    stale = [p.relative_to(course.root) for p in stale + [audit_path(a) for a in stale_audits]]
     if check:
-        return BuildReport(written=[], stale=stale)
+        return BuildReport(written=[], stale=stale, failures=_floor_failures(audits))
     for path, text in texts.items():
         if path.relative_to(course.root) in stale:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     if rubric_path.relative_to(course.root) in stale:
         write_rubric(sheets, rubric_path)
-    return BuildReport(written=stale, stale=[])
+    if stale_audits:
+        sandbox = shared_sandbox()
+        for assignment in stale_audits:
+            progress(f"{assignment.id}: auditing the cases (mutants of the reference)")
+            run_audit(assignment, sandbox, len(os.sched_getaffinity(0)), progress=progress)
+    return BuildReport(written=stale, stale=[], failures=_floor_failures(audits))
+
+
+def _floor_failures(audits):
+    return [problem for assignment, floor in audits if (problem := check_audit(assignment, floor)[1])]
 
 
 def _read(path):

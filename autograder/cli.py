@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .assignment import AssignmentError, load_assignment
+from .audit.cli import audit_command
 from .build import build as run_build
 from .course import CourseError, load_course
 from .errors import BuildError
@@ -57,6 +58,9 @@ def build(course_root, check):
         click.echo("out of date (run `autograder build`):", err=True)
         for path in report.stale:
             click.echo(f"  {path}", err=True)
+    for problem in report.failures:
+        click.echo(problem, err=True)
+    if (check and report.stale) or report.failures:
         sys.exit(1)
     if check:
         click.echo("all generated files are up to date")
@@ -148,6 +152,7 @@ main.add_command(feedback_command)
 main.add_command(report_command)
 main.add_command(release_command)
 main.add_command(export)
+main.add_command(audit_command)
 
 
 def _progress():

@@ -49,12 +49,16 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
                             student_seconds=round(outcome.student_seconds, 4), **base)
 
 
-def run_cases(assignment, sources, sandbox, slot=0, settings=None):
-    """Run the code, then every case's call; used for grading and for build."""
+def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, until=None):
+    """Run the code, then every case's call (or those of `cases`); used for grading, build and audit.
+
+    `until`: see runner.run.
+    """
     settings = settings or assignment.settings()
-    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in assignment.cases]
-    timeouts = [case.timeout or settings.case_timeout for case in assignment.cases]
-    return runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.budget)
+    cases = assignment.cases if cases is None else cases
+    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in cases]
+    timeouts = [case.timeout or settings.case_timeout for case in cases]
+    return runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.budget, until)
 
 
 def _status(results, outcome):

@@ -35,10 +35,13 @@ class RunOutcome:
     student_seconds: float = 0.0  # time the student's code ran, as the worker measured it
 
 
-def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0):
+def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, until=None):
     """Execute `cells` (source strings), then each encoded call with its time limit.
 
     `budget` caps the whole run; calls left when it is spent are not run.
+    `until(index, outcome)`, when given, may return True to stop after that
+    call: the outcomes then end there (the audit needs only a mutant's first
+    failing case).
     """
     started = time.monotonic()
     deadline = started + budget
@@ -70,6 +73,8 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0):
             if not alive:
                 worker.close()
                 worker, restarts = None, restarts + 1
+            if until is not None and until(index, outcome):
+                break
     finally:
         if worker is not None:
             worker.close()

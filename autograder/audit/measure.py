@@ -1,0 +1,175 @@
+"""Measure one assignment's cases: stubs, mutants, lint, and a mutation score.
+
+Everything runs through the real engine (trials.py): the reference three
+times (to see cases that flip), the untouched student notebook, each
+function stubbed out (raise, then each constant), and every mutant.  A
+mutant is killed by public cases when one fails, killed only by hidden
+cases when the public ones all pass but a hidden one fails, and otherwise
+survives -- unless cases.toml marks it equivalent, with a reason.
+"""
+
+import time
+from dataclasses import dataclass, field
+
+from .config import load_config
+from .lint import CONSTANTS, Finding, flips, static_findings
+from .mutants import make_mutants
+from .regions import load_reference, replace_regions
+from .trials import Trials
+
+REFERENCE_RUNS = 3
+
+
+@dataclass
+class MutantResult:
+    mutant: object
+    verdict: str            # "public", "hidden", "survived", "equivalent"
+    killer: str = ""        # the first case that failed
+    how: str = ""           # its status: failed, error, timeout, ...
+    reason: str = ""        # why it is equivalent (cases.toml)
+    marked_but_killed: bool = False
+
+
+@dataclass
+class StubResult:
+    function: str
+    stub: str               # the statement put in place of every region of the function
+    passed: list            # names of the cases that still pass
+    points: float           # what the stubbed notebook scores
+    lucky: list = field(default_factory=list)  # of those, the ones that fail when the function raises
+    needed: int = 0         # how many cases fail when the function raises
+
+
+@dataclass
+class AuditResult:
+    assignment: object
+    floor: float | None
+    mutants: list
+    stubs: list
+    untouched_score: float
+    findings: list
+    stale_equivalents: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, verdict):
+        return sum(1 for m in self.mutants if m.verdict == verdict)
+
+    @property
+    def killed(self):
+        return self.count("public") + self.count("hidden")
+
+    @property
+    def score(self):
+        """Killed over the mutants that can be killed (equivalent ones left out, and counted apart)."""
+        total = len(self.mutants) - self.count("equivalent")
+        return self.killed / total if total else 1.0
+
+    def summary(self):
+        return {"mutants": len(self.mutants), "killed": self.killed, "killed_public": self.count("public"),
+                "killed_hidden_only": self.count("hidden"), "survived": self.count("survived"),
+                "equivalent": self.count("equivalent"), "score": round(self.score, 4)}
+
+    def summary_line(self):
+        s = self.summary()
+        floor = f" (floor {self.floor:.0%})" if self.floor is not None else ""
+        return (f"{self.assignment.id}: {s['mutants']} mutants, {s['killed']} killed ({s['killed_public']} by public "
+                f"cases, {s['killed_hidden_only']} only by hidden), {s['survived']} survived, "
+                f"{s['equivalent']} equivalent: score {self.score:.1%}{floor}")
+
+    def below_floor(self):
+        return self.floor is not None and self.score < self.floor - 1e-9
+
+    def by_function(self):
+        rows = {}
+        for result in self.mutants:
+            row = rows.setdefault(result.mutant.function, {"function": result.mutant.function, "mutants": 0,
+                                                           "public": 0, "hidden": 0, "survived": 0,
+                                                           "equivalent": 0})
+            row["mutants"] += 1
+            row[result.verdict] += 1
+        return list(rows.values())
+
+
+def measure(assignment, sandbox, jobs, progress=lambda message: None):
+    started = time.monotonic()
+    config = load_config(assignment)
+    expected = assignment.load_expected()
+    reference = load_reference(assignment)
+    trials = Trials(assignment, expected, sandbox, jobs)
+
+    progress(f"{assignment.id}: the reference ({REFERENCE_RUNS} runs), the untouched student notebook")
+    reference_runs = trials.map(lambda _, slot: trials.grade(reference.sources, slot), range(REFERENCE_RUNS))
+    untouched = trials.grade_file(assignment.student_path, 0).score if assignment.student_path.exists() else 0.0
+    findings = static_findings(assignment, expected) + flips(assignment, expected, reference_runs)
+    if untouched:
+        findings.append(Finding("untouched-scores", "", f"the untouched student notebook scores {untouched:g}"))
+
+    stubs = _stubs(assignment, reference, trials, progress)
+    findings += _stub_findings(assignment, stubs)
+
+    mutants = make_mutants(reference)
+    progress(f"{assignment.id}: grading {len(mutants)} mutants, {jobs} at a time")
+    results = trials.map(lambda mutant, slot: _verdict(assignment, trials, mutant, slot, config), mutants)
+    ids = {m.id for m in mutants}
+    stale = sorted(set(config.equivalent) - ids)
+    return AuditResult(assignment, config.floor, results, stubs, untouched, findings, stale,
+                       time.monotonic() - started)
+
+
+def _stubs(assignment, reference, trials, progress):
+    functions = list(dict.fromkeys(r.top_function for r in reference.regions))
+    plans = []
+    for function in functions:
+        plans.append((function, 'raise NotImplementedError("stub")'))
+        if function:  # `return` needs a function around it
+            plans += [(function, f"return {constant!r}") for constant in CONSTANTS]
+    progress(f"{assignment.id}: {len(plans)} stubs of {len(functions)} functions")
+
+    def one(plan, slot):
+        function, statement = plan
+        results = trials.grade(replace_regions(reference, function, statement), slot)
+        return StubResult(function or "(top level)", statement, [r.name for r in results if r.status == "passed"],
+                          round(sum(r.points for r in results), 4))
+
+    stubs = trials.map(one, plans)
+    all_cases = {c.name for c in assignment.cases}
+    needs = {s.function: all_cases - set(s.passed) for s in stubs if s.stub.startswith("raise")}
+    for stub in stubs:
+        stub.needed = len(needs[stub.function])
+        stub.lucky = [name for name in stub.passed if name in needs[stub.function]]
+    return stubs
+
+
+def _stub_findings(assignment, stubs):
+    """Cases of a function that pass with a constant stub in it, though they fail when it raises.
+
+    (Cases of other functions that a stub passes are listed in the report's
+    stub table; only a function's own cases are its point.)
+    """
+    findings = []
+    own = {c.name for c in assignment.cases}
+    for stub in stubs:
+        lucky = [name for name in stub.lucky
+                 if name in own and next(c for c in assignment.cases if c.name == name).function == stub.function]
+        if lucky:
+            findings.append(Finding("stub-passes", stub.function,
+                                    f"`{stub.stub}` in `{stub.function}` passes {len(lucky)} case(s) that need it: "
+                                    + "; ".join(lucky)))
+    return findings
+
+
+def _verdict(assignment, trials, mutant, slot, config):
+    # Cases of the mutated function first: they usually fail soonest.  Public before hidden,
+    # so the first failure tells which kind of case kills it.
+    top = mutant.function.split(".")[0]
+    order = sorted(assignment.cases, key=lambda c: (c.hidden, c.function != top))
+    results = trials.grade(mutant.sources, slot, order, stop_at_first_failure=True)
+    failed = next((r for r in results if r.status != "passed"), None)
+    reason = config.equivalent.get(mutant.id, "")
+    if failed is None:
+        if reason:
+            return MutantResult(mutant, "equivalent", reason=reason)
+        return MutantResult(mutant, "survived")
+    case = next(c for c in assignment.cases if c.name == failed.name)
+    return MutantResult(mutant, "hidden" if case.hidden else "public", failed.name, failed.status,
+                        reason=reason, marked_but_killed=bool(reason))
