@@ -53,11 +53,11 @@ def static_findings(assignment, expected):
         inputs = {repr(c.call.encoded()) for c in cases}
         if len(inputs) == 1:
             findings.append(Finding("one-input", function,
-                                    f"`{function}` is tested at one input only ({cases[0].call.text})"))
+                                    f"{function} is tested at one input only ({cases[0].call.text})"))
         sizes = {size(c.call.args) for c in cases}
         if len(inputs) > 1 and len(sizes) == 1:
             findings.append(Finding("one-size", function,
-                                    f"every case of `{function}` has size {sizes.pop()}: try another board size"))
+                                    f"every case of {function} has size {sizes.pop()}: try another board size"))
         public = {repr(c.call.encoded()): c for c in cases if not c.hidden}
         for case in cases:
             if case.hidden and repr(case.call.encoded()) in public:

@@ -153,7 +153,7 @@ def _stub_findings(assignment, stubs):
                  if name in own and next(c for c in assignment.cases if c.name == name).function == stub.function]
         if lucky:
             findings.append(Finding("stub-passes", stub.function,
-                                    f"`{stub.stub}` in `{stub.function}` passes {len(lucky)} case(s) that need it: "
+                                    f"{stub.stub} in {stub.function} passes {len(lucky)} case(s) that need it: "
                                     + "; ".join(lucky)))
     return findings
 

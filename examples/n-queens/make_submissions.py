@@ -142,7 +142,8 @@ STUDENTS = {
     "dave": ({**CORRECT, "is-solved": IS_SOLVED_R_MINUS_C_ONLY}, None),
     # no row check: permutations are still judged right, only the repeated-row hidden case fails: 4.9
     "erin": ({**CORRECT, "is-solved": IS_SOLVED_NO_ROW_CHECK}, None),
-    # returns 1 / 0: the is_solved cases fail (2 x 0.75 + 6 x 0.1), counts still right: 2.9
+    # returns 1 / 0: the is_solved cases fail (2 x 0.75 public; hidden 5 x 0.1 and the
+    # 10 x 10 solution's 0.05), counts still right: 5 - 1.5 - 0.55 = 2.95
     "frank": ({**CORRECT, "is-solved": IS_SOLVED_INTS}, None),
     # right, but prints to stdout and stderr all the time: 5
     "grace": (CHATTY, None),
@@ -151,7 +152,8 @@ STUDENTS = {
     "heidi": (CORRECT, {"imports": BAD_IMPORTS}),
     # is_solved never returns once no adjacent pair is on a diagonal: the True cases
     # and every count but n = 2 time out.  Left: get_n 0.2, board2str 0.5 + 0.2 hidden,
-    # range(15) 0.75, count_solutions(2) 0.25, the two False hidden cases 0.2: 2.1
+    # range(15) 0.75, count_solutions(2) 0.25, the two False hidden cases 0.2,
+    # the hidden get_n([1, 3, 0, 2]) 0.05: 2.15
     "ivan": ({**CORRECT, "is-solved": IS_SOLVED_LOOPS_FOREVER}, None),
     # the untouched student notebook: 0
     "judy": ({}, None),

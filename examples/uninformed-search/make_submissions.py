@@ -11,7 +11,7 @@ the grader's output.
 
 The cases (autograder/assignments/uninformed-search/cases.toml), for reference:
 
-  public (4.2)                                  hidden (0.8, 0.1 each)
+  public (4.2)                                  hidden (0.8; H1, H7, H9, H10 0.05, the rest 0.1)
   P1  num_placements_all(8)              0.25   H1 num_placements_one_per_row(0)
   P2  num_placements_one_per_row(8)      0.25   H2 diag_okay(1, 1, 3, 3)
   P3  diag_okay(3, 0, 1, 2)   -> False   0.2    H3 n_queens_valid([])
@@ -20,7 +20,8 @@ The cases (autograder/assignments/uninformed-search/cases.toml), for reference:
   P6  cross_okay(2, 1, 2, 5)  -> False   0.2    H6 n_queens_helper([1, 3, 0, 2], 4)
   P7  cross_okay(0, 0, 1, 2)  -> True    0.2    H7 n_queens_solutions(1)
   P8  move_allowed(1, 4, 2, 5) -> False  0.2    H8 n_queens_solutions(7)  (stack order)
-  P9  move_allowed(1, 3, 2, 7) -> True   0.2
+  P9  move_allowed(1, 3, 2, 7) -> True   0.2    H9 num_placements_one_per_row(3)
+                                                H10 num_placements_all(4)
   P10-P13 n_queens_valid on [0, 0], [0, 2], [0, 1], [0, 3, 1]   0.15 each
   P14 n_queens_helper([1, 3, 5, 0], 7)   0.3
   P15 n_queens_helper([3, 0, 4], 7)      0.3
@@ -209,8 +210,8 @@ STUDENTS = {
     "grace": (CHATTY, None),
     # her imports cell fails on a module she does not have, before `from math import
     # comb` runs, and her num_placements_all calls comb(...): NameError, P1 fails
-    # (-0.25).  (`math` itself would still be there: the check helpers' cell imports
-    # it.)  num_placements_one_per_row uses ** and needs no import.  4.75
+    # (-0.25), and so does H10 (-0.05).  (`math` itself would still be there: the check
+    # helpers' cell imports it.)  num_placements_one_per_row uses ** and needs no import.  4.7
     "heidi": ({**CORRECT, "num-placements-all": COMB_IMPORTED}, {"imports": BAD_IMPORTS}),
     # tries all n ** n one-per-row placements and keeps the valid ones, so the solutions
     # come out in increasing order: P16 fails (-0.35), P17 (n = 6, 46656 boards) and H7
@@ -220,7 +221,8 @@ STUDENTS = {
     # the untouched student notebook: 0
     "judy": ({}, None),
     # counts ordered placements (math.perm: 64 * 63 * ... * 57) and n! instead of
-    # n ** n: P1 and P2 fail (-0.5); H1 passes, since 0! == 1.  4.5
+    # n ** n: P1 and P2 fail (-0.5); H1 passes, since 0! == 1, but H9 (3! = 6, not 27)
+    # and H10 (16 * 15 * 14 * 13, not C(16, 4)) fail (-0.1).  4.4
     "niaj": ({**CORRECT, "num-placements-all": COUNTS_ORDERED,
               "num-placements-one-per-row": COUNTS_PERMUTATIONS}, None),
     # breadth-first with a queue: the right solutions, in increasing order.  As for
