@@ -147,14 +147,14 @@ def _stub_findings(assignment, stubs):
     stub table; only a function's own cases are its point.)
     """
     findings = []
-    own = {c.name for c in assignment.cases}
     for stub in stubs:
-        lucky = [name for name in stub.lucky
-                 if name in own and next(c for c in assignment.cases if c.name == name).function == stub.function]
+        own = [c for c in assignment.cases if c.function == stub.function]
+        lucky = [c for c in own if c.name in stub.lucky]
         if lucky:
+            earned, total = round(sum(c.points for c in lucky), 4), round(sum(c.points for c in own), 4)
             findings.append(Finding("stub-passes", stub.function,
-                                    f"{stub.stub} in {stub.function} passes {len(lucky)} case(s) that need it: "
-                                    + "; ".join(lucky)))
+                                    f"{stub.stub} in {stub.function} passes {len(lucky)} of its {len(own)} cases "
+                                    f"({earned:g} of its {total:g} points): " + "; ".join(c.name for c in lucky)))
     return findings
 
 

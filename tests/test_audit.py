@@ -1,0 +1,165 @@
+"""`autograder audit` on a tiny made-up assignment: weak cases are flagged, survivors shown, equivalents counted."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from nbformat.v4 import new_code_cell
+
+from autograder.assignment import load_assignment
+from autograder.audit import measure
+from autograder.audit.mutants import make_mutants
+from autograder.audit.regions import load_reference
+from autograder.cli import main
+from autograder.course import load_course
+from autograder.engine.sandbox import shared_sandbox
+from minicourse import cell, make_course
+
+SQUARE = '''
+def square(x):
+    """x times x."""
+    ### BEGIN SOLUTION
+    return x * x
+    ### END SOLUTION
+'''
+IS_EVEN = '''
+def is_even(n):
+    """True if n is even."""
+    ### BEGIN SOLUTION
+    return n % 2 == 0
+    ### END SOLUTION
+'''
+# One input per function: `return True` and `n % 1 == 0` in is_even pass it.
+WEAK = '''
+title = "Squares"
+[[case]]
+call = "square(3)"
+points = 2.5
+[[case]]
+call = "is_even(4)"
+points = 2.5
+'''
+STRONG_HIDDEN = '''
+[[case]]
+call = "is_even(7)"
+points = 0.5
+hidden = true
+description = "is_even on an odd number"
+'''
+
+
+def course_with(root, cases, exit_code=0):
+    make_course(root, [cell(new_code_cell, "square", SQUARE), cell(new_code_cell, "is-even", IS_EVEN)], cases)
+    built = run(root, "build")
+    assert built.exit_code == exit_code, built.output
+    return root
+
+
+def run(root, *args):
+    return CliRunner().invoke(main, ["--course", str(root), *args])
+
+
+def audit(root):
+    assignment = load_assignment(load_course(root), "squares")
+    return measure(assignment, shared_sandbox(), jobs=2)
+
+
+def survivor(result, replacement):
+    return next(m for m in result.mutants if m.mutant.replacement == replacement)
+
+
+@pytest.fixture(scope="module")
+def weak(tmp_path_factory):
+    root = course_with(tmp_path_factory.mktemp("weak"), WEAK)
+    return root, audit(root)
+
+
+def test_a_weak_case_table_is_flagged(weak):
+    _, result = weak
+    one_input = {f.function for f in result.findings if f.kind == "one-input"}
+    assert one_input == {"square", "is_even"}
+    # square(3) is 9 and is_even(4) True: no constant stub (False, 0, '', None, []) passes either.
+    assert not [f for f in result.findings if f.kind in ("stub-passes", "constant-expected")]
+    assert {(s.function, s.stub) for s in result.stubs if s.stub == "return False"} == {
+        ("square", "return False"), ("is_even", "return False")}
+    assert result.untouched_score == 0
+    assert result.score < 1
+
+
+def test_a_mutant_the_cases_cannot_catch_is_a_survivor_with_its_diff(weak):
+    root, result = weak
+    always = survivor(result, "return True")
+    assert always.verdict == "survived" and always.mutant.function == "is_even"
+    assert "-    return n % 2 == 0" in always.mutant.diff and "+    return True" in always.mutant.diff
+    # x + x, x ** x and the rest are caught by square(3).
+    assert survivor(result, "return 0").verdict == "public"
+    assert all(m.verdict == "public" for m in result.mutants if m.mutant.function == "square")
+
+    cli = run(root, "audit", "--out", str(root / "report"))
+    assert cli.exit_code == 0, cli.output
+    assert "unexplained survivor(s): " in cli.output and always.mutant.id in cli.output
+    markdown = (root / "report" / "squares.md").read_text()
+    assert f"`{always.mutant.id}` in `is_even`" in markdown and "+    return True" in markdown
+    html = (root / "report" / "squares.html").read_text()
+    assert always.mutant.id in html and "<script" not in html
+
+
+def test_a_hidden_case_kills_survivors_and_is_reported_as_hidden_only(tmp_path):
+    root = course_with(tmp_path, WEAK.replace("points = 2.5\n[[case]]\ncall = \"is_even(4)\"\npoints = 2.5",
+                                              "points = 2.5\n[[case]]\ncall = \"is_even(4)\"\npoints = 2")
+                       + STRONG_HIDDEN)
+    result = audit(root)
+    assert survivor(result, "return True").verdict == "hidden"
+    assert survivor(result, "return True").killer == "hidden: is_even on an odd number"
+    assert result.count("survived") == 0 and result.score == 1
+
+
+def test_an_equivalent_mutant_marked_in_cases_toml_is_counted_as_such(weak, tmp_path):
+    _, before = weak
+    always = survivor(before, "return True").mutant.id
+    killed = survivor(before, "return 0").mutant.id
+    rest = [m.mutant.id for m in before.mutants if m.verdict == "survived" and m.mutant.id != always]
+    marks = "".join(f'\n[[equivalent]]\nid = "{i}"\nreason = "for the test"\n' for i in (always, killed, "0000000000"))
+    root = course_with(tmp_path, WEAK + marks)
+    result = audit(root)
+    assert survivor(result, "return True").verdict == "equivalent"
+    assert survivor(result, "return True").reason == "for the test"
+    assert result.count("equivalent") == 1
+    assert result.count("survived") == len(rest)
+    assert result.score == result.killed / (len(result.mutants) - 1)
+    # A mark on a mutant that is killed, or on no mutant at all, is shown, never trusted.
+    wrong = survivor(result, "return 0")
+    assert wrong.verdict == "public" and wrong.marked_but_killed
+    assert result.stale_equivalents == ["0000000000"]
+    line = result.summary_line()
+    assert "1 equivalent" in line and f"{len(rest)} survived" in line
+
+
+def test_build_check_fails_below_the_floor_and_when_the_audit_is_stale(tmp_path):
+    root = course_with(tmp_path, "mutation_floor = 0.95\n" + WEAK, exit_code=1)
+    audit_json = root / "autograder" / "assignments" / "squares" / "audit.json"
+    stored = json.loads(audit_json.read_text())
+    assert stored["score"] < 0.95 and stored["survived"] >= 1
+    check = run(root, "build", "--check")
+    assert check.exit_code == 1 and "below the floor 95%" in check.output
+    assert "audit.json" not in check.output  # not stale: just too weak
+
+    cases = root / "autograder" / "assignments" / "squares" / "cases.toml"
+    cases.write_text(cases.read_text().replace("points = 2.5\n[[case]]\ncall = \"is_even(4)\"\npoints = 2.5",
+                                               "points = 2.5\n[[case]]\ncall = \"is_even(4)\"\npoints = 2")
+                     + STRONG_HIDDEN)
+    stale = run(root, "build", "--check")
+    assert stale.exit_code == 1 and "audit.json" in stale.output
+    rebuilt = run(root, "build")
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert run(root, "build", "--check").exit_code == 0
+    assert json.loads(audit_json.read_text())["score"] == 1.0
+
+
+def test_mutant_ids_stay_put_when_other_code_changes(weak, tmp_path):
+    _, result = weak
+    root = tmp_path
+    make_course(root, [cell(new_code_cell, "intro", "# a new first cell\nHELLO = 1\n\n\n"),
+                       cell(new_code_cell, "is-even", IS_EVEN), cell(new_code_cell, "square", SQUARE)], WEAK)
+    moved = make_mutants(load_reference(load_assignment(load_course(root), "squares")))
+    assert {m.id for m in moved} == {m.mutant.id for m in result.mutants}
