@@ -159,7 +159,14 @@ def test_build_check_fails_below_the_floor_and_when_the_audit_is_stale(tmp_path)
 def test_mutant_ids_stay_put_when_other_code_changes(weak, tmp_path):
     _, result = weak
     root = tmp_path
-    make_course(root, [cell(new_code_cell, "intro", "# a new first cell\nHELLO = 1\n\n\n"),
+    make_course(root, [cell(new_code_cell, "first", "# a new first cell\nHELLO = 1\n\n\n"),
                        cell(new_code_cell, "is-even", IS_EVEN), cell(new_code_cell, "square", SQUARE)], WEAK)
     moved = make_mutants(load_reference(load_assignment(load_course(root), "squares")))
     assert {m.id for m in moved} == {m.mutant.id for m in result.mutants}
+
+
+def test_ci_prints_every_assignment_s_audit():
+    from conftest import ROOT
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert ci.index(".venv/bin/autograder audit  # prints every assignment's mutation score; fails below a floor") \
+        == ci.index(".venv/bin/autograder build --check") + 1

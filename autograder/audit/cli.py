@@ -35,7 +35,8 @@ def audit_command(course_root, assignment_ids, out_dir, jobs):
         for assignment in assignments:
             result = run_audit(assignment, sandbox, jobs, out_dir,
                                progress=lambda m: console.print(f"[dim]{m}[/dim]"))
-            click.echo(result.summary_line() + f" [{result.seconds:.1f} s]")
+            rate = len(result.mutants) / result.mutant_seconds if result.mutant_seconds else 0.0
+            click.echo(result.summary_line() + f" [{result.seconds:.1f} s; {rate:.1f} mutants/s]")
             if result.count("survived"):
                 click.echo(f"  {result.count('survived')} unexplained survivor(s): "
                            + ", ".join(m.mutant.id for m in result.mutants if m.verdict == "survived"))
