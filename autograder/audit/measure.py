@@ -119,27 +119,43 @@ def measure(assignment, sandbox, jobs, progress=lambda message: None):
 
 
 def _stubs(assignment, reference, trials, progress):
+    """Each function's regions replaced by `raise`, then by `return <constant>`.
+
+    A case *needs* a function when it fails while the function raises.  Only
+    those cases are run again with each constant: a case that passes while
+    the function raises does not depend on what it returns.
+    """
     functions = list(dict.fromkeys(r.top_function for r in reference.regions))
-    plans = []
-    for function in functions:
-        plans.append((function, 'raise NotImplementedError("stub")'))
-        if function:  # `return` needs a function around it
-            plans += [(function, f"return {constant!r}") for constant in CONSTANTS]
-    progress(f"{assignment.id}: {len(plans)} stubs of {len(functions)} functions")
+    constants = [(f, f"return {constant!r}") for f in functions if f for constant in CONSTANTS]
+    progress(f"{assignment.id}: {len(functions) + len(constants)} stubs of {len(functions)} functions")
+    by_name = {c.name: c for c in assignment.cases}
 
-    def one(plan, slot):
+    def raising(function, slot):
+        return trials.grade(replace_regions(reference, function, 'raise NotImplementedError("stub")'), slot)
+
+    raised = dict(zip(functions, trials.map(raising, functions)))
+    needs = {f: [by_name[r.name] for r in results if r.status != "passed"] for f, results in raised.items()}
+
+    def constant(plan, slot):
         function, statement = plan
-        results = trials.grade(replace_regions(reference, function, statement), slot)
-        return StubResult(function or "(top level)", statement, [r.name for r in results if r.status == "passed"],
-                          round(sum(r.points for r in results), 4))
+        if not needs[function]:
+            return []
+        return trials.grade(replace_regions(reference, function, statement), slot, needs[function])
 
-    stubs = trials.map(one, plans)
-    all_cases = {c.name for c in assignment.cases}
-    needs = {s.function: all_cases - set(s.passed) for s in stubs if s.stub.startswith("raise")}
-    for stub in stubs:
-        stub.needed = len(needs[stub.function])
-        stub.lucky = [name for name in stub.passed if name in needs[stub.function]]
-    return stubs
+    stubs = []
+    for function in functions:
+        free = [r for r in raised[function] if r.status == "passed"]
+        stubs.append(StubResult(function or "(top level)", 'raise NotImplementedError("stub")',
+                                [r.name for r in free], round(sum(r.points for r in free), 4),
+                                needed=len(needs[function])))
+    for (function, statement), results in zip(constants, trials.map(constant, constants)):
+        free = [r for r in raised[function] if r.status == "passed"]
+        lucky = [r for r in results if r.status == "passed"]
+        stubs.append(StubResult(function, statement, [r.name for r in free + lucky],
+                                round(sum(r.points for r in free + lucky), 4),
+                                lucky=[r.name for r in lucky], needed=len(needs[function])))
+    order = {f or "(top level)": i for i, f in enumerate(functions)}
+    return sorted(stubs, key=lambda s: order[s.function])  # stable: raise first, then the constants
 
 
 def _stub_findings(assignment, stubs):
