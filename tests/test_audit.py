@@ -170,3 +170,22 @@ def test_ci_prints_every_assignment_s_audit():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert ci.index(".venv/bin/autograder audit  # prints every assignment's mutation score; fails below a floor") \
         == ci.index(".venv/bin/autograder build --check") + 1
+
+
+@pytest.mark.parametrize("extra, message", [
+    ('\n[[equivalent]]\nid = "abc"\n', "equivalent abc: needs a one-line reason"),
+    ('\n[[equivalent]]\nreason = "x"\n', 'equivalent 1: needs id = "..."'),
+])
+def test_a_bad_equivalent_mark_is_a_one_line_error(tmp_path, extra, message):
+    make_course(tmp_path, [cell(new_code_cell, "square", SQUARE), cell(new_code_cell, "is-even", IS_EVEN)],
+                WEAK + extra)
+    for command in ("build", "audit"):
+        result = run(tmp_path, command)
+        assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
+
+
+def test_a_bad_floor_is_a_one_line_error(tmp_path):
+    make_course(tmp_path, [cell(new_code_cell, "square", SQUARE), cell(new_code_cell, "is-even", IS_EVEN)],
+                "mutation_floor = 90\n" + WEAK)
+    result = run(tmp_path, "build", "--check")
+    assert result.exit_code == 1 and "mutation_floor must be a number from 0 to 1" in result.output

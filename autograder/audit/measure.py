@@ -109,6 +109,9 @@ def measure(assignment, sandbox, jobs, progress=lambda message: None):
     findings += _stub_findings(assignment, stubs)
 
     mutants = make_mutants(reference)
+    if not mutants:
+        findings.append(Finding("no-mutants", "", "the reference has no ### BEGIN SOLUTION region to mutate, "
+                                                  "so the score says nothing"))
     progress(f"{assignment.id}: grading {len(mutants)} mutants, {jobs} at a time")
     graded = time.monotonic()
     results = trials.map(lambda mutant, slot: _verdict(assignment, trials, mutant, slot, config), mutants)

@@ -3,6 +3,7 @@
 from ..feedback.render import render
 
 KINDS = {
+    "no-mutants": "Nothing to mutate",
     "untouched-scores": "The untouched student notebook scores points",
     "flips": "Cases that flip between runs",
     "one-input": "Functions tested at one input only",
