@@ -25,7 +25,8 @@ So this module uses the standard library's `ast`: it borrows their operator
 families (above) and adds the ones student bugs need (statement deleted,
 return of a constant, condition negated or dropped, one operand of `|`,
 `&`, `+`, `and`, `or` dropped -- a check of one direction --, range and
-slice bounds moved, a copy or `abs` left out, arguments swapped).
+slice bounds moved, a length or enumerate start off by one, a copy or
+`abs` left out, arguments swapped).
 
 A mutant replaces exactly the source text of one node (ast positions), so
 the rest of the cell keeps its comments and layout and the diff shows one
@@ -41,7 +42,7 @@ import hashlib
 from dataclasses import dataclass
 
 # Part of the audit cache key (cache.py): a change here makes every audit.json stale.
-MUTATOR_VERSION = "1"
+MUTATOR_VERSION = "2"
 
 COMPARE_SWAPS = {
     ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,),
@@ -269,6 +270,11 @@ def _call_mutations(node):
                 yield "range-bound", ast.unparse(_copy(node, args=changed))
         if len(args) == 1:
             yield "range-bound", ast.unparse(_copy(node, args=[ast.Constant(1), args[0]]))
+    if name == "len" and len(args) == 1 and simple:
+        yield "length-off-by-one", _expr(_plus(node, 1), node)
+        yield "length-off-by-one", _expr(_plus(node, -1), node)
+    if name == "enumerate" and len(args) == 1 and simple:
+        yield "enumerate-start", ast.unparse(_copy(node, args=[args[0], ast.Constant(1)]))
     if name in WRAPPERS and len(args) == 1 and simple:
         yield "call-dropped", _expr(args[0], node)
     if name in ("any", "all"):
