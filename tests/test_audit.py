@@ -189,3 +189,41 @@ def test_a_bad_floor_is_a_one_line_error(tmp_path):
                 "mutation_floor = 90\n" + WEAK)
     result = run(tmp_path, "build", "--check")
     assert result.exit_code == 1 and "mutation_floor must be a number from 0 to 1" in result.output
+
+
+ROLL = '''
+import random
+
+def roll(sides):
+    """A die that nobody should grade against."""
+    ### BEGIN SOLUTION
+    return random.randrange(sides)
+    ### END SOLUTION
+'''
+
+
+def test_a_hidden_repeat_of_a_public_input_and_a_case_that_flips_are_flagged(tmp_path):
+    cases = '''
+[[case]]
+call = "square(3)"
+points = 2
+[[case]]
+call = "square(3)"
+points = 1
+hidden = true
+description = "the same again"
+[[case]]
+call = "is_even(4)"
+points = 1
+[[case]]
+call = "roll(1000000000)"
+points = 1
+'''
+    make_course(tmp_path, [cell(new_code_cell, "square", SQUARE), cell(new_code_cell, "is-even", IS_EVEN),
+                           cell(new_code_cell, "roll", ROLL)], cases)
+    assert run(tmp_path, "build").exit_code == 0
+    result = audit(tmp_path)
+    kinds = {(f.kind, f.function) for f in result.findings}
+    assert ("hidden-repeats-public", "square") in kinds
+    assert ("flips", "roll") in kinds
+    assert ("one-input", "square") in kinds  # a repeat is not a second input
