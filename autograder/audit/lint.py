@@ -9,6 +9,7 @@ cases a constant stub passes although they need the function.
 from dataclasses import dataclass
 
 CONSTANTS = (False, 0, "", None, [])
+TIGHT = 0.5  # a reference using more than this share of a case's time limit leaves little room
 
 
 @dataclass(frozen=True)
@@ -87,4 +88,10 @@ def flips(assignment, expected, reference_runs):
         elif len({r.received for r in results}) > 1:
             findings.append(Finding("flips", case.function,
                                     f"{case.call.text}: the reference returned different values in different runs"))
+        limit = case.timeout or assignment.case_timeout
+        slowest = max(r.seconds for r in results)
+        if slowest > TIGHT * limit:
+            findings.append(Finding("tight-limit", case.function,
+                                    f"{case.call.text}: the reference took up to {slowest:.2g} s of its {limit:g} s "
+                                    "limit here; on a busy grading machine right answers may time out"))
     return findings

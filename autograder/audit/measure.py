@@ -28,6 +28,7 @@ class MutantResult:
     how: str = ""           # its status: failed, error, timeout, ...
     reason: str = ""        # why it is equivalent (cases.toml)
     marked_but_killed: bool = False
+    flaky: bool = False     # a time-out in one run, no failure in the retry
 
 
 @dataclass
@@ -117,6 +118,9 @@ def measure(assignment, sandbox, jobs, progress=lambda message: None):
     results = trials.map(lambda mutant, slot: _verdict(assignment, trials, mutant, slot, config), mutants)
     mutant_seconds = time.monotonic() - graded
     stale = sorted(set(config.equivalent) - {m.id for m in mutants})
+    findings += [Finding("flips", r.mutant.function, f"mutant {r.mutant.id} timed out in one run and passed every "
+                                                       "case in another: a time limit close to the reference's time?")
+                 for r in results if r.flaky]
     return AuditResult(assignment, config.floor, results, stubs, untouched, findings, stale,
                        time.monotonic() - started, mutant_seconds)
 
@@ -186,11 +190,15 @@ def _verdict(assignment, trials, mutant, slot, config):
     order = sorted(assignment.cases, key=lambda c: (c.hidden, c.function != top))
     results = trials.grade(mutant.sources, slot, order, stop_at_first_failure=True)
     failed = next((r for r in results if r.status != "passed"), None)
+    flaky = False
+    if failed is not None and failed.status == "timeout":
+        # A busy machine can push a right answer past its limit: a time-out counts only if it comes back.
+        results = trials.grade(mutant.sources, slot, order, stop_at_first_failure=True)
+        failed = next((r for r in results if r.status != "passed"), None)
+        flaky = failed is None
     reason = config.equivalent.get(mutant.id, "")
     if failed is None:
-        if reason:
-            return MutantResult(mutant, "equivalent", reason=reason)
-        return MutantResult(mutant, "survived")
+        return MutantResult(mutant, "equivalent" if reason else "survived", reason=reason, flaky=flaky)
     case = next(c for c in assignment.cases if c.name == failed.name)
     return MutantResult(mutant, "hidden" if case.hidden else "public", failed.name, failed.status,
                         reason=reason, marked_but_killed=bool(reason))

@@ -6,6 +6,7 @@ KINDS = {
     "no-mutants": "Nothing to mutate",
     "untouched-scores": "The untouched student notebook scores points",
     "flips": "Cases that flip between runs",
+    "tight-limit": "Time limits close to the reference's own time",
     "one-input": "Functions tested at one input only",
     "one-size": "Functions tested at one size only",
     "hidden-repeats-public": "Hidden cases that repeat a public input",
