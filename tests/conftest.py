@@ -41,14 +41,15 @@ def course_copy(tmp_path):
 
 @pytest.fixture(scope="session")
 def colab_like_kernel(tmp_path_factory):
-    """JUPYTER_PATH for a kernel named colab-like: .venv-student, only numpy, sympy, ipykernel."""
+    """JUPYTER_PATH for a kernel named colab-like: .venv-student, the student environment made from
+    requirements-student.txt (numpy, sympy, ipykernel, JupyterLab; no autograder)."""
     if not STUDENT_PYTHON.exists():
         pytest.fail(f"{STUDENT_PYTHON} is missing: run the tests with `make test`, which creates it")
     spec_dir = tmp_path_factory.mktemp("jupyter") / "kernels" / "colab-like"
     spec_dir.mkdir(parents=True)
     (spec_dir / "kernel.json").write_text(json.dumps({
         "argv": [str(STUDENT_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Colab-like (numpy, sympy)", "language": "python"}))
+        "display_name": "Colab-like (student environment)", "language": "python"}))
     return spec_dir.parents[1]
 
 

@@ -139,6 +139,18 @@ def test_init_again_with_no_changes_rewrites_the_same_file(adopted):
     assert (root / "course.toml").read_text() == before
 
 
+def test_a_deadline_and_a_column_can_be_removed_again(adopted, tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(adopted[0] / "autograder" / "assignments", root / "autograder" / "assignments")
+    shutil.copy(adopted[0] / "course.toml", root / "course.toml")
+    result = CliRunner().invoke(main, ["--course", str(root), "init", "--yes", "--no-build",
+                                       "--deadline", "n-queens=none", "--late-policy", "n-queens=none",
+                                       "--lms-column", "n-queens="])
+    assert result.exit_code == 0, result.output
+    assert tomllib.loads((root / "course.toml").read_text())["assignment"]["n-queens"] == {"late_policy": "none"}
+    assert "n-queens: no deadline" in result.output
+
+
 def test_interactive_init_asks_and_re_asks_a_bad_answer(tmp_path):
     root = tmp_path / "course"
     root.mkdir()
