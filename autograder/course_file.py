@@ -28,6 +28,8 @@ def parse_deadline(text):
 
     "2026-12-01T23:59:00-05:00" stays as it is; a time without an offset is this
     machine's local time on that date; a date alone means 23:59 that day."""
+    if isinstance(text, datetime) and text.tzinfo is not None:     # TOML's own offset date-time
+        return text.isoformat(timespec="seconds")
     value = str(text).strip()
     try:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
@@ -44,7 +46,7 @@ def parse_deadline(text):
 
 def deadline_text(iso):
     """A deadline as students read it: 'Tue 1 Dec 2026, 23:59 (UTC-05:00)'."""
-    moment = datetime.fromisoformat(iso)
+    moment = iso if isinstance(iso, datetime) else datetime.fromisoformat(iso)
     offset = moment.utcoffset() or timedelta(0)
     sign, minutes = ("-" if offset < timedelta(0) else "+"), abs(int(offset.total_seconds())) // 60
     return f"{moment:%a} {moment.day} {moment:%b %Y, %H:%M} (UTC{sign}{minutes // 60:02d}:{minutes % 60:02d})"
@@ -69,9 +71,10 @@ def check_late_policy(table, points, where):
         if policy != needed:
             continue
         value = table.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= points:
+        lowest = 0 if key == "late_cap" else 0.01      # a per-day penalty of 0 is policy none
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not lowest <= value <= points:
             raise CourseError(f"{where}: late_policy {policy!r} needs {key} = a number of points "
-                              f"from 0 to {points:g}, not {value!r}")
+                              f"from {lowest:g} to {points:g}, not {value!r}")
 
 
 def parse_late_policy(text, points, where):
@@ -106,8 +109,9 @@ def check_document(document, where="course.toml"):
             raise CourseError(f"{where}: {key} must be a number of seconds above 0, not {value!r}")
     for assignment_id, table in document.get("assignment", {}).items():
         place = f"{where}: [assignment.{assignment_id}]"
-        if "deadline" in table:
-            if parse_deadline(table["deadline"]) != str(table["deadline"]):
+        deadline = table.get("deadline")
+        if deadline is not None and not (isinstance(deadline, datetime) and deadline.tzinfo is not None):
+            if parse_deadline(deadline) != str(deadline):
                 raise CourseError(f"{place}: deadline {table['deadline']!r} needs a UTC offset, "
                                   "e.g. 2026-12-01T23:59:00-05:00")
         check_late_policy(table, points, place)

@@ -204,10 +204,21 @@ def test_init_refuses_bad_options_with_one_line_and_writes_nothing(course_copy):
                              (["--branch", "a..b"], "not a git branch name"),
                              (["--deadline", "nope=2027-01-01"], "no assignment 'nope'"),
                              (["--late-policy", "n-queens=cap:7"], "from 0 to 5"),
+                             (["--late-policy", "n-queens=per-day:0"], "from 0.01 to 5"),
                              (["--canvas-gradebook", str(ROOT / "README.md")], "not a Canvas gradebook export")]:
         result = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--yes", "--no-build", *options])
         assert result.exit_code != 0 and message in result.output, (options, result.output)
         assert (course_copy / "course.toml").read_text() == before
+
+
+def test_a_deadline_written_as_a_toml_date_time_is_kept(course_copy):
+    path = course_copy / "course.toml"
+    path.write_text(path.read_text().replace('[assignment.n-queens]\n# deadline = "2026-12-01T23:59:00-05:00"',
+                                             '[assignment.n-queens]\ndeadline = 2027-03-01T09:00:00+01:00'))
+    result = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--yes", "--no-build"])
+    assert result.exit_code == 0, result.output
+    assert "n-queens: Mon 1 Mar 2027, 09:00 (UTC+01:00)" in result.output
+    assert tomllib.loads(path.read_text())["assignment"]["n-queens"]["deadline"].isoformat() == "2027-03-01T09:00:00+01:00"
 
 
 def test_canvas_columns_are_read_and_matched_only_when_clear(tmp_path):
