@@ -239,3 +239,13 @@ def test_shipped_course_toml_is_what_init_writes():
     """So `autograder init` on a fresh fork changes only what the instructor changes."""
     data = tomllib.loads((ROOT / "course.toml").read_text())
     assert render(data, load_course(ROOT).assignment_ids()) == (ROOT / "course.toml").read_text()
+
+
+def test_release_follows_the_course_lms_when_no_format_is_given(course_copy, tmp_path):
+    out = fake_gradebook(tmp_path / "out", [dict(student="alice")])
+    path = course_copy / "course.toml"
+    path.write_text(path.read_text().replace('lms = "other"', 'lms = "classroom"'))
+    result = run(release_command, "--out", out, "--to", tmp_path / "no-clones-here", obj=course_copy)
+    assert result.exit_code == 1 and "is not a folder of GitHub Classroom clones" in result.output
+    lms = run(release_command, "--out", out, "--to", tmp_path / "lms", "--format", "lms", obj=course_copy)
+    assert lms.exit_code == 0 and (tmp_path / "lms" / "canvas_grades.csv").is_file()
