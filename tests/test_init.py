@@ -18,7 +18,7 @@ from autograder.feedback.pages import build_pages
 from autograder.assignment import load_assignment
 from autograder.lms_columns import LmsColumnsError, best_column, canvas_assignment_columns
 from browser.classes import fake_gradebook, run
-from conftest import ROOT
+from conftest import ROOT, without_colab_badge
 
 AUTOGRADER = ROOT / ".venv" / "bin" / "autograder"
 NEW_REPOSITORY = "https://github.com/prof-ada/queens-2027"
@@ -90,6 +90,9 @@ def test_every_generated_file_points_at_the_new_repository(adopted):
         text = assignment.student_path.read_text()
         assert f"{NEW_COLAB}assignments/{assignment_id}/{assignment.notebook}" in text
         assert OLD not in text
+        # The example class still matches the student notebook (the tests of a fork pass).
+        judy = root / "examples" / assignment_id / "submissions" / "judy.ipynb"
+        assert without_colab_badge(judy) == without_colab_badge(assignment.student_path)
     for path in [*(root / "assignments").rglob("*"), root / "course.toml"]:
         assert not path.is_file() or OLD not in path.read_text(), path
     build = subprocess.run([AUTOGRADER, "--course", root, "build", "--check"], capture_output=True, text=True)
