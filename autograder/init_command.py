@@ -17,7 +17,7 @@ from .assignment import load_assignment
 from .build import build as run_build
 from .course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, check_branch, \
     find_root, github_repository, load_course
-from .lms_columns import LmsColumnsError, best_column, canvas_assignment_columns
+from .lms_columns import ASSIGNMENT_COLUMN, LmsColumnsError, best_column, canvas_assignment_columns
 
 
 def _pairs(values, option):
@@ -187,6 +187,9 @@ def init_command(course_root, name, repository, branch, lms, canvas_gradebook, d
                 table["lms_column"] = column.strip()
             else:
                 table.pop("lms_column", None)
+        if course["lms"] == "canvas" and "lms_column" in table and not ASSIGNMENT_COLUMN.match(table["lms_column"]):
+            click.echo(f"warning: {assignment_id}: Canvas heads grade columns `Name (id)`; importing a column "
+                       f"named {table['lms_column']!r} makes a new assignment", err=True)
     document["assignment"] = tables
 
     limits = dict(document.get("limits", {}))

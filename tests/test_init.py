@@ -252,3 +252,12 @@ def test_release_follows_the_course_lms_when_no_format_is_given(course_copy, tmp
     assert result.exit_code == 1 and "is not a folder of GitHub Classroom clones" in result.output
     lms = run(release_command, "--out", out, "--to", tmp_path / "lms", "--format", "lms", obj=course_copy)
     assert lms.exit_code == 0 and (tmp_path / "lms" / "canvas_grades.csv").is_file()
+
+
+def test_a_canvas_column_without_its_id_is_written_with_a_warning(course_copy):
+    result = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--yes", "--no-build", "--lms", "canvas",
+                                       "--lms-column", "n-queens=N-Queens"])
+    assert result.exit_code == 0, result.output
+    assert "warning: n-queens: Canvas heads grade columns `Name (id)`" in result.stderr
+    assert load_course(course_copy).lms_column("n-queens") == "N-Queens"
+
