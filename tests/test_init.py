@@ -222,6 +222,10 @@ def test_a_deadline_written_as_a_toml_date_time_is_kept(course_copy):
     assert result.exit_code == 0, result.output
     assert "n-queens: Mon 1 Mar 2027, 09:00 (UTC+01:00)" in result.output
     assert tomllib.loads(path.read_text())["assignment"]["n-queens"]["deadline"].isoformat() == "2027-03-01T09:00:00+01:00"
+    asked = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--no-build"], input="\n" * 15)
+    assert asked.exit_code == 0, asked.output                          # Enter keeps it, asked too
+    assert "deadline (ISO 8601; none for no deadline) [2027-03-01 09:00:00+01:00]:" in asked.output
+    assert "n-queens: Mon 1 Mar 2027, 09:00 (UTC+01:00)" in asked.output
 
 
 def test_canvas_columns_are_read_and_matched_only_when_clear(tmp_path):
