@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# A Colab-like kernel for tests: only numpy, sympy and ipykernel, no autograder.
+# The student environment (requirements-student.txt: what Colab has), for tests.
 STUDENT_VENV := .venv-student
 DEMO_OUT := build/demo
 
@@ -10,15 +10,28 @@ DEMO_OUT := build/demo
 
 install: $(VENV)/.installed
 
+# The grader alone, as `pip install .` gives it to an instructor (what `make demo` needs).
+# constraints.txt holds every pin of pyproject.toml but the other graders' groups, so the
+# venvs made below (tests, student, otter, nbgrader) get the same versions.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e .
-	$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > $(VENV)/constraints.txt
+	$(BIN)/python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+	  print('\n'.join(p['dependencies'] + p['optional-dependencies']['test'] + p['optional-dependencies']['student']))" \
+	  > $(VENV)/constraints.txt
 	touch $@
 
-$(STUDENT_VENV)/.installed: $(VENV)/.installed
+# What the tests need on top: pytest and playwright (the `test` group).
+$(VENV)/.test-installed: $(VENV)/.installed
+	$(BIN)/pip install --quiet --disable-pip-version-check -c $(VENV)/constraints.txt -e '.[test]'
+	touch $@
+
+# The student environment, exactly as a student makes it from requirements-student.txt
+# (numpy, sympy, ipykernel, JupyterLab; no autograder): the tests run student notebooks in it.
+$(STUDENT_VENV)/.installed: requirements-student.txt $(VENV)/.installed
+	rm -rf $(STUDENT_VENV)
 	$(PYTHON) -m venv $(STUDENT_VENV)
-	$(STUDENT_VENV)/bin/pip install --quiet --disable-pip-version-check -c $(VENV)/constraints.txt numpy sympy ipykernel
+	$(STUDENT_VENV)/bin/pip install --quiet --disable-pip-version-check -c $(VENV)/constraints.txt -r requirements-student.txt
 	touch $@
 
 demo: install
@@ -31,7 +44,7 @@ demo: install
 	@echo "feedback pages: $(DEMO_OUT)/<assignment>/feedback/<student>/feedback.html"
 	@echo "class reports:  $(DEMO_OUT)/<assignment>/report.html"
 
-test: install $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.installed
+test: $(VENV)/.test-installed $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.installed
 	sh tests/browser/install.sh
 	$(BIN)/python -m pytest
 

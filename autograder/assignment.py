@@ -118,9 +118,10 @@ def load_assignment(course, assignment_id):
         title=data.get("title", assignment_id),
         notebook=data.get("notebook", f"{assignment_id}.ipynb"),
         cases=cases,
-        case_timeout=float(data.get("case_timeout", 5.0)),
-        cell_timeout=float(data.get("cell_timeout", 30.0)),
-        budget=float(data.get("submission_timeout", 300.0)),
+        # An assignment's own limits win; course.toml's [limits] are the defaults.
+        case_timeout=float(data.get("case_timeout", course.limits["case_timeout"])),
+        cell_timeout=float(data.get("cell_timeout", course.limits["cell_timeout"])),
+        budget=float(data.get("submission_timeout", course.limits["submission_timeout"])),
         cases_path=path,
         solution_path=course.root / "solutions" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         student_path=course.root / "assignments" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),

@@ -38,7 +38,7 @@ def build(course, check=False, progress=print):
         context = Context(assignment, expected, course.colab_url(assignment.student_path.relative_to(course.root)))
         texts[assignment.expected_path] = expected_text(assignment, expected)
         texts[assignment.student_path] = notebook_text(build_student_notebook(reference, context))
-        sheets[assignment_id] = rubric_rows(assignment, expected)
+        sheets[assignment_id] = rubric_rows(assignment, expected, course.assignments.get(assignment_id))
         audits.append((assignment, load_config(assignment).floor))
 
     rubric_path = course.root / RUBRIC

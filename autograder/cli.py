@@ -14,10 +14,11 @@ from rich.table import Table
 from .assignment import AssignmentError, load_assignment
 from .audit.cli import audit_command
 from .build import build as run_build
-from .course import CourseError, load_course
+from .course import EXAMPLE_REPOSITORY, CourseError, load_course
 from .errors import BuildError
 from .export.cli import export
 from .feedback.cli import feedback_command, release_command, report_command
+from .init_command import init_command
 from .gradebook import Gradebook, GradebookError
 from .intake import IntakeError, IntakeOptions, collect
 from .engine.isolation import HIDES, LAYERS, MAX_SLOTS
@@ -53,6 +54,9 @@ def main(ctx, course_root):
 def build(course_root, check):
     """Regenerate student notebooks, expected values and the public rubric."""
     course = load_course(course_root)
+    if course.is_example:
+        click.echo(f"warning: course.toml still names the example repository {EXAMPLE_REPOSITORY}: badges and "
+                   "links point there until you run `autograder init`", err=True)
     report = run_build(course, check=check, progress=lambda m: console.print(f"[dim]{m}[/dim]"))
     if check and report.stale:
         click.echo("out of date (run `autograder build`):", err=True)
@@ -153,6 +157,7 @@ main.add_command(report_command)
 main.add_command(release_command)
 main.add_command(export)
 main.add_command(audit_command)
+main.add_command(init_command)
 
 
 def _progress():

@@ -8,9 +8,17 @@ The layout is fixed so every command agrees on it:
   public_rubric.xlsx                     public rubric (generated)
 """
 
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+# The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
+EXAMPLE_REPOSITORY = "https://github.com/ContextLab/n-queens-course"
+# Where an instructor's students hand in and get grades; `release` follows it.
+LMS_CHOICES = ("canvas", "moodle", "gradescope", "classroom", "other")
+# Time limits (seconds) an assignment gets when its cases.toml sets none; [limits] in course.toml overrides.
+DEFAULT_LIMITS = {"case_timeout": 5.0, "cell_timeout": 30.0, "submission_timeout": 300.0}
 
 
 class CourseError(Exception):
@@ -24,6 +32,10 @@ class Course:
     repository: str          # GitHub URL; the Colab badges point here
     branch: str
     points_per_assignment: float
+    lms: str = "other"
+    limits: dict = field(default_factory=lambda: dict(DEFAULT_LIMITS), compare=False, hash=False)
+    # [assignment.<id>] tables of course.toml, as read (deadline, late policy, lms_column, ...).
+    assignments: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def cases_dir(self):
@@ -35,6 +47,60 @@ class Course:
     def colab_url(self, relative_path):
         owner_repo = self.repository.removeprefix("https://github.com/").rstrip("/")
         return f"https://colab.research.google.com/github/{owner_repo}/blob/{self.branch}/{relative_path}"
+
+    @property
+    def is_example(self):
+        """Still the example repository: badges and links point at someone else's course."""
+        return self.repository.lower() == EXAMPLE_REPOSITORY.lower()
+
+    def lms_column(self, assignment_id):
+        """The LMS grade column of an assignment (course.toml's lms_column), or None."""
+        return self.assignments.get(assignment_id, {}).get("lms_column")
+
+
+def github_repository(text):
+    """The canonical https://github.com/<owner>/<name> of a GitHub repository URL, or CourseError.
+
+    Accepts what people paste: with or without https://, a trailing .git or /, or the
+    SSH form git@github.com:owner/name.git."""
+    value = str(text).strip()
+    match = re.fullmatch(r"(?:(?:https?://)?(?:www\.)?github\.com/|git@github\.com:)"
+                         r"([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100}?)(?:\.git)?/?", value)
+    if not match or match.group(2) in (".", ".."):
+        raise CourseError(f"repository {value!r} is not a GitHub repository URL: "
+                          "expected https://github.com/<owner>/<name> (Colab opens notebooks from GitHub)")
+    return f"https://github.com/{match.group(1)}/{match.group(2)}"
+
+
+def check_branch(text):
+    """A git branch name (the Colab links name it), or CourseError."""
+    value = str(text).strip()
+    if (not re.fullmatch(r"[A-Za-z0-9._/-]+", value) or value.startswith(("-", "/", ".")) or ".." in value
+            or value.endswith(("/", ".", ".lock")) or "//" in value):
+        raise CourseError(f"branch {value!r} is not a git branch name (letters, digits, '.', '_', '-', '/')")
+    return value
+
+
+def _limits(data, path):
+    limits = dict(DEFAULT_LIMITS)
+    for key, value in data.items():
+        if key not in DEFAULT_LIMITS:
+            raise CourseError(f"{path}: [limits] has no setting {key!r} (known: {', '.join(DEFAULT_LIMITS)})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise CourseError(f"{path}: [limits] {key} must be a number of seconds above 0, not {value!r}")
+        limits[key] = float(value)
+    return limits
+
+
+def _assignment_tables(data, path):
+    if not isinstance(data, dict) or not all(isinstance(t, dict) for t in data.values()):
+        raise CourseError(f"{path}: [assignment.<id>] must be tables, one per assignment")
+    for assignment_id, table in data.items():
+        column = table.get("lms_column")
+        if column is not None and (not isinstance(column, str) or not column.strip()):
+            raise CourseError(f"{path}: [assignment.{assignment_id}] lms_column must be the grade column's "
+                              f"name as text, not {column!r}")
+    return {assignment_id: dict(table) for assignment_id, table in data.items()}
 
 
 def find_root(start=None):
@@ -51,11 +117,18 @@ def load_course(root=None):
     root = Path(root).resolve() if root else find_root()
     path = root / "course.toml"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))["course"]
-        return Course(root=root, name=data["name"], repository=data["repository"],
-                      branch=data.get("branch", "main"),
-                      points_per_assignment=float(data.get("points_per_assignment", 5)))
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = document["course"]
+        name, repository = data["name"], data["repository"]
     except FileNotFoundError:
         raise CourseError(f"{path} does not exist") from None
     except (tomllib.TOMLDecodeError, KeyError) as error:
         raise CourseError(f"{path}: {error}") from None
+    lms = data.get("lms", "other")
+    if lms not in LMS_CHOICES:
+        raise CourseError(f"{path}: lms = {lms!r} is not one of {', '.join(LMS_CHOICES)}")
+    return Course(root=root, name=name, repository=github_repository(repository),
+                  branch=check_branch(data.get("branch", "main")),
+                  points_per_assignment=float(data.get("points_per_assignment", 5)), lms=lms,
+                  limits=_limits(document.get("limits", {}), path),
+                  assignments=_assignment_tables(document.get("assignment", {}), path))

@@ -1,18 +1,21 @@
 """public_rubric.xlsx: one sheet per assignment, public cases only.
 
 Hidden cases appear as a single row with their count and points, never their
-inputs or expected values.
+inputs or expected values. When course.toml gives the assignment a deadline,
+two rows after the total say when it is due and what lateness costs.
 """
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.styles import Alignment, Font
 
 from . import runtime
+from .course_file import deadline_text, late_policy_text
 
 HEADER = ("Function", "Arguments", "Expected value", "Points")
 
 
-def rubric_rows(assignment, expected):
+def rubric_rows(assignment, expected, settings=None):
+    """`settings`: the assignment's table in course.toml (deadline, late policy), if any."""
     rows = [HEADER]
     for case in assignment.public_cases:
         arguments = case.call.text[len(case.function):].strip()
@@ -21,6 +24,9 @@ def rubric_rows(assignment, expected):
     if hidden:
         rows.append(("hidden cases", f"{len(hidden)} cases, not shown", "", _points(hidden)))
     rows.append(("Total", "", "", _points(assignment.cases)))
+    if settings and settings.get("deadline"):
+        rows.append(("Due", deadline_text(settings["deadline"]), "", ""))
+        rows.append(("Late hand-ins", late_policy_text(settings), "", ""))
     return rows
 
 
@@ -45,8 +51,10 @@ def write_rubric(sheets, path):
             sheet.append(list(row))
         for cell in sheet[1]:
             cell.font = Font(bold=True)
-        for cell in sheet[sheet.max_row]:
-            cell.font = Font(bold=True)
+        for row in sheet.iter_rows(min_row=2):
+            if row[0].value == "Total":
+                for cell in row:
+                    cell.font = Font(bold=True)
         for row in sheet.iter_rows(min_row=2):
             for cell in row:
                 cell.alignment = Alignment(wrap_text=True, vertical="top")

@@ -41,14 +41,15 @@ def course_copy(tmp_path):
 
 @pytest.fixture(scope="session")
 def colab_like_kernel(tmp_path_factory):
-    """JUPYTER_PATH for a kernel named colab-like: .venv-student, only numpy, sympy, ipykernel."""
+    """JUPYTER_PATH for a kernel named colab-like: .venv-student, the student environment made from
+    requirements-student.txt (numpy, sympy, ipykernel, JupyterLab; no autograder)."""
     if not STUDENT_PYTHON.exists():
         pytest.fail(f"{STUDENT_PYTHON} is missing: run the tests with `make test`, which creates it")
     spec_dir = tmp_path_factory.mktemp("jupyter") / "kernels" / "colab-like"
     spec_dir.mkdir(parents=True)
     (spec_dir / "kernel.json").write_text(json.dumps({
         "argv": [str(STUDENT_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Colab-like (numpy, sympy)", "language": "python"}))
+        "display_name": "Colab-like (student environment)", "language": "python"}))
     return spec_dir.parents[1]
 
 
@@ -71,3 +72,11 @@ def reference_namespace(assignment):
         if cell.cell_type == "code" and "demo" not in cell.metadata.get("tags", []):
             exec(compile(cell.source, f"<{cell.id}>", "exec"), namespace)  # noqa: S102 - our own notebook
     return namespace
+
+
+def without_colab_badge(path):
+    """A notebook's text without its Colab badge cell: the badge is the course's address, which
+    `autograder init` changes; the example hand-ins are the same class whichever repository hosts it."""
+    notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    notebook.cells = [c for c in notebook.cells if "colab-badge" not in c.get("metadata", {}).get("tags", [])]
+    return nbformat.writes(notebook)

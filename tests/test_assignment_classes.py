@@ -24,7 +24,7 @@ from autograder.assignment import load_assignment
 from autograder.cli import main
 from autograder.course import load_course
 from autograder.grading import grade
-from conftest import ROOT, outputs, run_all
+from conftest import ROOT, outputs, run_all, without_colab_badge
 
 ASSIGNMENT_IDS = load_course(ROOT).assignment_ids()
 STUDENT_MODULES = {"numpy", "sympy"}  # what Colab-like kernels have besides the standard library
@@ -85,7 +85,7 @@ def test_the_untouched_example_is_the_current_student_notebook(assignment):
     # judy hands in what she was given; if the student notebook changes, regenerate
     # the examples with examples/<id>/make_submissions.py (`make examples`).
     judy = examples(assignment) / "submissions" / "judy.ipynb"
-    assert judy.read_text(encoding="utf-8") == assignment.student_path.read_text(encoding="utf-8")
+    assert without_colab_badge(judy) == without_colab_badge(assignment.student_path)
 
 
 def test_example_submissions_are_what_make_submissions_writes(assignment):
@@ -220,7 +220,8 @@ def test_rubric_has_one_sheet_per_assignment(rubric, course):
 
 def test_rubric_sheet_lists_public_cases_hidden_row_and_total(rubric, assignment, expected):
     rows = list(rubric[assignment.id[:31]].iter_rows(values_only=True))
-    header, body, hidden, total = rows[0], rows[1:-2], rows[-2], rows[-1]
+    end = [r[0] for r in rows].index("Total")        # a deadline adds rows after the total
+    header, body, hidden, total = rows[0], rows[1:end - 1], rows[end - 1], rows[end]
     assert header == ("Function", "Arguments", "Expected value", "Points")
     public = assignment.public_cases
     assert [(r[0], r[0] + r[1]) for r in body] == [(c.function, c.call.text) for c in public]

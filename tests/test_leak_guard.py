@@ -30,7 +30,7 @@ def test_the_course_bundle_passes_and_has_a_student_readme(tmp_path):
     assert result.exit_code == 0, result.output
     written = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file())
     course = load_course(ROOT)
-    assert written == sorted(["README.md", "public_rubric.xlsx",
+    assert written == sorted(["README.md", "public_rubric.xlsx", "requirements-student.txt", "environment.yml",
                               *(f"assignments/{a}/{a}.ipynb" for a in course.assignment_ids())])
     readme = (target / "README.md").read_text(encoding="utf-8")
     for assignment_id in course.assignment_ids():

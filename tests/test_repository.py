@@ -1,23 +1,8 @@
-"""The repository's own promises: pins in one place, README commands, CI."""
+"""The repository's own promises: README commands, CI (pins: test_environment.py)."""
 
 import re
-import tomllib
 
 from conftest import ROOT
-
-
-def pyproject_pins():
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-
-
-def environment_pins():
-    text = (ROOT / "environment.yml").read_text()
-    return re.findall(r"^\s+- ([A-Za-z0-9_.\-\[\]]+==[^\s#]+)\s*$", text, re.MULTILINE)
-
-
-def test_environment_yml_names_the_same_pins_as_pyproject():
-    assert sorted(environment_pins()) == sorted(pyproject_pins())
-    assert all("==" in pin for pin in pyproject_pins()), "every dependency is pinned"
 
 
 def test_readme_opens_with_the_demo_and_test_commands():

@@ -105,10 +105,12 @@ def report_command(course_root, assignment_id, out_dir):
 @click.option("--to", "target", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Where to release: a folder for the LMS files or the student bundle, "
                    "or the folder holding the GitHub Classroom clones.")
-@click.option("--format", "kind", type=click.Choice(["lms", "classroom"]), default="lms", show_default=True,
-              help="lms: feedback files, a zip and grade CSVs; classroom: a `feedback` branch in each clone.")
+@click.option("--format", "kind", type=click.Choice(["lms", "classroom"]), default=None,
+              help="lms: feedback files, a zip and grade CSVs; classroom: a `feedback` branch in each clone "
+                   "(default: classroom when course.toml says lms = \"classroom\", else lms).")
 @click.option("--lms-column", default=None, metavar="NAME",
-              help="Header of the grade column in canvas_grades.csv (default: the assignment's title).")
+              help="Header of the grade column in canvas_grades.csv (default: the assignment's lms_column "
+                   "in course.toml, else its title).")
 @click.option("--students", "students_bundle", is_flag=True,
               help="Release what students may see instead (assignments/, public_rubric.xlsx, README.md), "
                    "after a leak check.")
@@ -126,8 +128,9 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
         raise click.UsageError("--out is required (the folder holding gradebook.db), unless --students")
     course, assignment = _assignment(course_root, assignment_id, out_dir)
     pages = build_pages(course, assignment, out_dir)
+    kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
-        result = release_lms(assignment, pages, target, lms_column)
+        result = release_lms(assignment, pages, target, lms_column or course.lms_column(assignment.id))
     else:
         if not target.is_dir():
             raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")

@@ -20,8 +20,10 @@ Login ID,Section,<assignment>`: Student is the name we know, ID the Canvas
 user id from the file prefix (empty when the hand-in did not come from
 Canvas: Canvas then asks to match that row by hand), the SIS and Section
 columns are left empty (we do not know them; Canvas matches by ID), and the
-grade column is headed by the assignment's title unless --lms-column names
-the Canvas assignment (Canvas creates a new assignment for an unknown header).
+grade column is headed by the Canvas assignment's column (--lms-column, else
+lms_column in course.toml, which `autograder init` reads from a Canvas gradebook
+export), or else the assignment's title (Canvas creates a new assignment for an
+unknown header).
 
 Releasing again writes nothing unless something changed (same bytes, same
 zip: entries have fixed times), and names the students whose feedback or

@@ -1,7 +1,8 @@
 """`release --students`: what students may see, after a leak check.
 
 The bundle is assignments/ (the generated student notebooks),
-public_rubric.xlsx and a README.md for students made from
+public_rubric.xlsx, requirements-student.txt and environment.yml (to work
+locally) and a README.md for students made from
 templates/student_README.md.j2 (Colab badges from course.colab_url).  Every
 file is checked by leak_guard against the solutions' code and every
 assignment's hidden cases before anything is written; one leak and nothing
@@ -16,6 +17,7 @@ from .render import render
 from .write import write_if_changed
 
 SKIPPED = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+STUDENT_ENVIRONMENT = ("requirements-student.txt", "environment.yml")
 
 
 def student_readme(course):
@@ -39,9 +41,10 @@ def student_bundle(course):
         relative = path.relative_to(course.root)
         if path.is_file() and not (set(relative.parts) & SKIPPED or any(p.startswith(".") for p in relative.parts)):
             files[relative.as_posix()] = path.read_bytes()
-    rubric = course.root / "public_rubric.xlsx"
-    if rubric.is_file():
-        files["public_rubric.xlsx"] = rubric.read_bytes()
+    # The rubric, and the student environment for working locally (what Colab has).
+    for name in ("public_rubric.xlsx", *STUDENT_ENVIRONMENT):
+        if (course.root / name).is_file():
+            files[name] = (course.root / name).read_bytes()
     files["README.md"] = student_readme(course).encode("utf-8")
     return files
 

@@ -1,0 +1,124 @@
+"""Who needs which packages: pins in one place, the grader alone for `pip install .`,
+and the student environment (what Colab has) running every student notebook."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+
+import nbformat
+import pytest
+
+from conftest import ROOT, STUDENT_PYTHON, outputs
+
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+TEST_ONLY = {"pytest", "playwright"}
+
+
+def name(pin):
+    return re.match(r"[A-Za-z0-9_.\-]+", pin).group(0).lower()
+
+
+def version(pin):
+    return pin.split("==", 1)[1]
+
+
+def requirements_file_pins(path):
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+def environment_pins():
+    text = (ROOT / "environment.yml").read_text()
+    return re.findall(r"^\s+- ([A-Za-z0-9_.\-\[\]]+==[^\s#]+)\s*$", text, re.MULTILINE)
+
+
+def test_every_dependency_is_pinned_and_a_package_has_one_version_everywhere():
+    groups = {"runtime": PROJECT["dependencies"], **PROJECT["optional-dependencies"]}
+    seen = {}
+    for group, pins in groups.items():
+        for pin in pins:
+            assert "==" in pin, f"{group}: {pin} is not pinned"
+            seen.setdefault(name(pin), set()).add(version(pin))
+    assert {package: versions for package, versions in seen.items() if len(versions) > 1} == {}
+
+
+def test_the_grader_needs_no_test_tool():
+    assert {name(pin) for pin in PROJECT["dependencies"]}.isdisjoint(TEST_ONLY | {"jupyterlab"})
+    assert {name(pin) for pin in PROJECT["optional-dependencies"]["test"]} == TEST_ONLY
+
+
+def test_student_files_name_exactly_the_student_group():
+    student = sorted(PROJECT["optional-dependencies"]["student"])
+    assert {name(pin) for pin in student} == {"numpy", "sympy", "ipykernel", "jupyterlab"}
+    assert sorted(requirements_file_pins(ROOT / "requirements-student.txt")) == student
+    assert sorted(environment_pins()) == student
+
+
+def test_pip_install_dot_in_a_fresh_venv_brings_only_the_grader(tmp_path):
+    subprocess.run([sys.executable, "-m", "venv", tmp_path / "venv"], check=True)
+    report = tmp_path / "report.json"
+    # --dry-run resolves exactly what `pip install .` would install, from pip's cache.
+    subprocess.run([tmp_path / "venv" / "bin" / "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--dry-run", "--report", report, str(ROOT)], check=True, capture_output=True)
+    installed = {item["metadata"]["name"].lower(): item["metadata"]["version"]
+                 for item in json.loads(report.read_text())["install"]}
+    assert installed.keys().isdisjoint(TEST_ONLY | {"jupyterlab"}), sorted(installed)
+    for pin in PROJECT["dependencies"]:
+        assert installed.get(name(pin)) == version(pin), pin
+
+
+# --- the student environment, as `make test` builds it from requirements-student.txt -----------
+
+@pytest.fixture(scope="module")
+def student_env():
+    if not STUDENT_PYTHON.exists():
+        pytest.fail(f"{STUDENT_PYTHON} is missing: run the tests with `make test`, which creates it")
+    # Nothing of ours may leak into it: a student's kernel finds only its own venv's kernels.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV"))}
+    return STUDENT_PYTHON.parent, env
+
+
+def test_the_student_environment_is_requirements_student_txt_and_no_autograder(student_env):
+    bin_dir, env = student_env
+    pins = requirements_file_pins(ROOT / "requirements-student.txt")
+    script = ("import importlib.metadata as m, importlib.util as u, json, sys; "
+              "print(json.dumps([{p: m.version(p) for p in sys.argv[1:]}, u.find_spec('autograder') is None]))")
+    found, no_autograder = json.loads(subprocess.run(
+        [bin_dir / "python", "-c", script, *(name(p) for p in pins)], env=env, cwd="/",
+        check=True, capture_output=True, text=True).stdout)
+    assert found == {name(p): version(p) for p in pins}
+    assert no_autograder
+    lab = subprocess.run([bin_dir / "jupyter", "lab", "--version"], env=env, capture_output=True, text=True)
+    assert lab.stdout.strip() == version(next(p for p in pins if name(p) == "jupyterlab"))
+
+
+@pytest.mark.parametrize("which", ["untouched", "solved"])
+def test_every_student_notebook_runs_top_to_bottom_with_the_students_own_jupyter(
+        which, student_env, course, tmp_path):
+    """What a student does locally: open the notebook in JupyterLab, *Run All*. Here the kernel and
+    nbconvert of the student environment run it, nothing of ours involved: the untouched notebook
+    must reach its last cell (its checks say FAIL), the solved one pass every public check."""
+    from autograder.assignment import load_assignment
+
+    bin_dir, env = student_env
+    for assignment_id in course.assignment_ids():
+        assignment = load_assignment(course, assignment_id)
+        notebook = (assignment.student_path if which == "untouched"
+                    else ROOT / "examples" / assignment_id / "submissions" / "alice.ipynb")  # the reference's code
+        run = subprocess.run([bin_dir / "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                              "--ExecutePreprocessor.timeout=300", "--output-dir", tmp_path,
+                              "--output", assignment_id, notebook],
+                             env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert run.returncode == 0, f"{assignment_id}: {run.stderr[-2000:]}"
+        ran = nbformat.read(tmp_path / f"{assignment_id}.ipynb", as_version=4)
+        code = [c for c in ran.cells if c.cell_type == "code"]
+        assert all(c.execution_count for c in code), f"{assignment_id}: a cell did not run"
+        text = "\n".join(outputs(c) for c in code)
+        if which == "solved":
+            assert "✗" not in text, assignment_id
+            assert text.count("✓ pass") == len(assignment.public_cases), assignment_id
+        else:
+            assert "NotImplementedError" in text and "✓ pass" not in text, assignment_id
