@@ -11,6 +11,7 @@ The layout is fixed so every command agrees on it:
 import re
 import tomllib
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 # The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
@@ -132,3 +133,63 @@ def load_course(root=None):
                   points_per_assignment=float(data.get("points_per_assignment", 5)), lms=lms,
                   limits=_limits(document.get("limits", {}), path),
                   assignments=_assignment_tables(document.get("assignment", {}), path))
+
+
+LATE_POLICIES = ("none", "per-day", "cap")
+
+
+@dataclass(frozen=True)
+class LateRules:
+    """An assignment's deadline and what a late hand-in costs ([assignment.<id>] in course.toml, or flags).
+
+    policy "none" records lateness only; "per-day" takes `penalty` points off
+    per started day late; "cap" lets a late hand-in earn at most `cap` points.
+    """
+    deadline: datetime | None = None
+    policy: str = "none"
+    penalty: float = 0.0
+    cap: float | None = None
+
+    def describe(self):
+        deadline = f"deadline {self.deadline.isoformat()}" if self.deadline else "no deadline"
+        if self.policy == "per-day":
+            policy = f"late_policy per-day: {self.penalty:g} point(s) off per started day late"
+        elif self.policy == "cap":
+            policy = f"late_policy cap: a late hand-in earns at most {self.cap:g} point(s)"
+        else:
+            policy = "late_policy none: lateness recorded, no points off"
+        return f"{deadline}; {policy}"
+
+
+def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, cap=None):
+    """The LateRules of `assignment_id`: course.toml's [assignment.<id>] keys, each overridden by a flag given."""
+    table = course.assignments.get(assignment_id, {})
+    where = f"{course.root / 'course.toml'} [assignment.{assignment_id}]"
+    deadline = deadline if deadline is not None else table.get("deadline")
+    policy = policy if policy is not None else table.get("late_policy", "none")
+    penalty = penalty if penalty is not None else table.get("late_penalty", 0.0)
+    cap = cap if cap is not None else table.get("late_cap")
+    if isinstance(deadline, datetime):             # TOML's own date-time type
+        moment = deadline
+    elif deadline is None or deadline == "":
+        moment = None
+    else:
+        try:
+            moment = datetime.fromisoformat(str(deadline))
+        except ValueError:
+            raise CourseError(f"{where}: deadline {deadline!r} is not an ISO 8601 time such as "
+                              "2026-12-01T23:59:00-05:00") from None
+    if moment is not None and moment.tzinfo is None:
+        raise CourseError(f"{where}: deadline {deadline!s} needs its UTC offset, e.g. 2026-12-01T23:59:00-05:00")
+    if policy not in LATE_POLICIES:
+        raise CourseError(f"{where}: late_policy {policy!r} is not one of {', '.join(LATE_POLICIES)}")
+    try:
+        penalty = float(penalty)
+        cap = None if cap is None else float(cap)
+    except (TypeError, ValueError):
+        raise CourseError(f"{where}: late_penalty and late_cap must be numbers") from None
+    if policy == "per-day" and penalty <= 0:
+        raise CourseError(f"{where}: late_policy \"per-day\" needs late_penalty, the points off per day late")
+    if policy == "cap" and (cap is None or cap < 0):
+        raise CourseError(f"{where}: late_policy \"cap\" needs late_cap, the most points a late hand-in earns")
+    return LateRules(moment, policy, penalty, cap)

@@ -44,11 +44,13 @@ def canvas_zip(path):
 
 def test_canvas_zip_names_students_and_refuses_unsafe_entries(tmp_path):
     rows, _ = grade(tmp_path / "out", canvas_zip(tmp_path / "submissions.zip"))
-    assert rows["alice"]["score"] == "5" and rows["alice"]["status"] == "graded"
-    assert rows["carolking"]["score"] == "4.3"           # a Drive-renamed notebook grades like any other
-    assert rows["dave"]["status"] == "wrong-file-type"
-    assert rows["evil"]["status"] == "unsafe-path"
-    assert rows["mallet"]["status"] == "unsafe-path"
+    assert rows["canvas:1001"]["score"] == "5" and rows["canvas:1001"]["status"] == "graded"
+    assert rows["canvas:1001"]["name"] == "alice"
+    assert rows["canvas:1002"]["score"] == "4.3"         # a Drive-renamed notebook grades like any other
+    assert rows["canvas:1002"]["late"] == "yes"          # Canvas's _LATE_ mark is kept
+    assert rows["canvas:1003"]["status"] == "wrong-file-type"
+    assert rows["canvas:1004"]["status"] == "unsafe-path"
+    assert rows["canvas:1005"]["status"] == "unsafe-path"
     assert not (tmp_path / "evil_1004_5004_n-queens.ipynb").exists()
     written = {p for p in tmp_path.rglob("*") if p.is_file()}
     assert all((tmp_path / "out") in p.parents or p.name == "submissions.zip" for p in written)
@@ -60,7 +62,8 @@ def test_moodle_folders_name_students(tmp_path):
         bundle.write(SUBMISSIONS / "alice.ipynb", "Alice Smith_4711_assignsubmission_file_/n-queens.ipynb")
         bundle.write(SUBMISSIONS / "bob.ipynb", "Bob Jones_4712_assignsubmission_file_/nqueens (1).ipynb")
     intake = collect([archive], tmp_path / "out", OPTIONS)
-    assert sorted(by_student(intake)) == ["Alice Smith", "Bob Jones"]
+    assert sorted(by_student(intake)) == ["moodle:4711", "moodle:4712"]
+    assert sorted(h.name for h in intake.handins) == ["Alice Smith", "Bob Jones"]
 
 
 def test_gradescope_export_uses_its_metadata(tmp_path):
@@ -80,8 +83,10 @@ def test_gradescope_export_uses_its_metadata(tmp_path):
         "  - :name: Grace Hopper\n    :sid: '3'\n"
         "  :created_at: 2026-03-01 11:00:00.000000000 -08:00\n")
     intake = collect([export], tmp_path / "out", OPTIONS)
-    assert sorted(by_student(intake)) == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]
-    assert by_student(intake)["Ada Lovelace"].submitted_at.startswith("2026-03-01T10:00:00")
+    assert sorted(by_student(intake)) == ["gradescope:1", "gradescope:2", "gradescope:3"]
+    assert by_student(intake)["gradescope:1"].name == "Ada Lovelace"
+    assert by_student(intake)["gradescope:1"].email == "ada@example.edu"
+    assert by_student(intake)["gradescope:1"].submitted_at == "2026-03-01T18:00:00+00:00"
 
 
 def git(repo, *args):
@@ -115,9 +120,9 @@ def test_two_hand_ins_the_newest_counts_and_both_are_recorded(tmp_path):
     os.utime(early, (1_700_000_000, 1_700_000_000))
     os.utime(late, (1_700_100_000, 1_700_100_000))
     rows, _ = grade(tmp_path / "out", handins)
-    assert rows["zoe"]["score"] == "5" and rows["zoe"]["handins"] == "2"
+    assert rows["canvas:1"]["score"] == "5" and rows["canvas:1"]["handins"] == "2"
     db = sqlite3.connect(tmp_path / "out" / "gradebook.db")
-    recorded = db.execute("SELECT score, counted FROM submissions WHERE student = 'zoe' ORDER BY score").fetchall()
+    recorded = db.execute("SELECT score, counted FROM submissions WHERE name = 'zoe' ORDER BY score").fetchall()
     assert recorded == [(1.45, 0), (5.0, 1)]
 
 

@@ -51,8 +51,11 @@ def test_lms_release_names_files_the_way_the_lms_pairs_them(tmp_path):
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "The n-queens puzzle"]
     assert ["carolking", "1002", "", "", "", "4.8"] in canvas and ["dave", "", "", "", "", "0"] in canvas
     gradescope = read_csv(target / "gradescope_grades.csv")
-    assert gradescope[0] == ["Name", "SID", "Email", "Total Score", "Max Points", "Status"]
-    assert ["smithalice", "", "", "5", "5", "graded"] in gradescope
+    assert gradescope[0] == ["Name", "SID", "Email", "Total Score", "Max Points", "Status", "handed_in_at", "late"]
+    assert ["smithalice", "", "", "5", "5", "graded", "2026-03-01T10:00:00", ""] in gradescope
+    lateness = read_csv(target / "lateness.csv")
+    assert lateness[0] == ["Student", "ID", "handed_in_at", "late", "penalty", "late_note"]
+    assert ["smithalice", "1001", "2026-03-01T10:00:00", "", "0", ""] in lateness
     column = run(release_command, "--out", out, "--to", tmp_path / "other", "--lms-column", "N-Queens (4242)")
     assert read_csv(tmp_path / "other" / "canvas_grades.csv")[0][-1] == "N-Queens (4242)"
     assert column.exit_code == 0

@@ -62,6 +62,6 @@ def classroom_repository(source):
     """The repository folder a GitHub Classroom hand-in came from (`n-queens-alice/n-queens.ipynb`)."""
     path = source.split(":", 1)[-1] if _zip_label(source) else source
     parts = PurePosixPath(path).parts
-    if len(parts) < 2 or parts[0] in ("..", ".", "/"):
+    if not parts or parts[0] in ("..", ".", "/"):
         return None
-    return parts[0]
+    return parts[0]      # a repository with no notebook is its own source: `n-queens-bob`

@@ -4,7 +4,10 @@ TARGET gets:
   feedback/<name>          one self-contained HTML feedback page per student
   <assignment>-feedback.zip  the same files, for an LMS's bulk feedback upload
   canvas_grades.csv        Canvas gradebook import (Grades → Import)
-  gradescope_grades.csv    Name,SID,Email,Total Score,Max Points,Status
+  gradescope_grades.csv    Name,SID,Email,Total Score,Max Points,Status,handed_in_at,late
+  lateness.csv             Student,ID,handed_in_at,late,penalty,late_note: when each hand-in came, and what
+                           lateness cost (Canvas makes a new assignment of any column it does not know,
+                           so canvas_grades.csv keeps to its import columns and lateness goes here)
   release_manifest.json    one content hash per student: what the last release wrote
 
 File names pair feedback with students the way the LMS does:
@@ -30,18 +33,19 @@ zip: entries have fixed times), and names the students whose feedback or
 grade changed.
 """
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..csv_cells import csv_text
+from ..gradebook.store import late_word
 from .names import canvas_prefix, canvas_user_id, moodle_folder
 from .write import digest, write_if_changed, zip_bytes
 
 MANIFEST = "release_manifest.json"
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-GRADESCOPE_COLUMNS = ("Name", "SID", "Email", "Total Score", "Max Points", "Status")
+GRADESCOPE_COLUMNS = ("Name", "SID", "Email", "Total Score", "Max Points", "Status", "handed_in_at", "late")
+LATENESS_COLUMNS = ("Student", "ID", "handed_in_at", "late", "penalty", "late_note")
 
 
 @dataclass
@@ -65,21 +69,37 @@ def feedback_file_name(page):
 
 
 def _csv(rows, header):
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return csv_text(header, rows)      # cells from students never become spreadsheet formulas
+
+
+def _lms_id(submission, lms):
+    """The LMS's own id from the student key (`canvas:111`), or from a Canvas file name."""
+    prefix = f"{lms}:"
+    if submission.student.startswith(prefix):
+        return submission.student[len(prefix):]
+    return canvas_user_id(submission.source) if lms == "canvas" else ""
 
 
 def canvas_csv(pages, column):
-    return _csv([(p.student, canvas_user_id(p.submission.source), "", "", "", f"{p.submission.score:g}")
-                 for p in pages], (*CANVAS_COLUMNS, column))
+    return _csv([(p.submission.display_name, _lms_id(p.submission, "canvas"), "", "", "",
+                  f"{p.submission.score:g}") for p in pages], (*CANVAS_COLUMNS, column))
 
 
 def gradescope_csv(pages):
-    return _csv([(p.student, "", p.student if "@" in p.student else "", f"{p.submission.score:g}",
-                  f"{p.submission.max_score:g}", p.submission.status) for p in pages], GRADESCOPE_COLUMNS)
+    rows = []
+    for p in pages:
+        s = p.submission
+        sid = _lms_id(s, "gradescope")
+        email = s.email or (sid if "@" in sid else "") or (s.student if "@" in s.student else "")
+        rows.append((s.display_name, "" if "@" in sid else sid, email, f"{s.score:g}", f"{s.max_score:g}",
+                     s.status, s.submitted_at, late_word(s.late)))
+    return _csv(rows, GRADESCOPE_COLUMNS)
+
+
+def lateness_csv(pages):
+    return _csv([(p.submission.display_name, _lms_id(p.submission, "canvas") or p.submission.student,
+                  p.submission.submitted_at, late_word(p.submission.late), f"{p.submission.penalty:g}",
+                  p.submission.late_note) for p in pages], LATENESS_COLUMNS)
 
 
 def release_lms(assignment, pages, target, column=None):
@@ -96,6 +116,7 @@ def release_lms(assignment, pages, target, column=None):
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
     outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title)
     outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages)
+    outputs["lateness.csv"] = lateness_csv(pages.pages)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},
                                    indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     for name, data in outputs.items():

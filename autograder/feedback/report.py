@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..gradebook import UNGRADABLE
+from ..gradebook.store import late_word
 from . import explain, plots
 from ..gradebook.read import load_submissions
 from .render import render
@@ -58,7 +59,7 @@ def class_report(course, assignment, out_dir):
                 entry.passed += 1
                 continue
             key = (row.function, explain.failure_summary(row.status, row.message, hidden))
-            failures[key]["students"].add(submission.student)
+            failures[key]["students"].add(_who(submission))
             failures[key]["checks"].add(label)
             failures[key]["count"] += 1
     case_rows = [s for s in stats.values() if s.total]
@@ -93,9 +94,16 @@ def class_report(course, assignment, out_dir):
     return render("report.html.j2", **context)
 
 
+def _who(submission):
+    """The name, with the LMS id when it is not the name (two students can share a name)."""
+    name = submission.display_name
+    return name if name == submission.student else f"{name} ({submission.student})"
+
+
 def _student_row(submission):
     message = submission.message or ("no case passed" if submission.score == 0 and submission.cases else "")
-    return dict(student=submission.student, score=f"{submission.score:g}", status=submission.status,
+    return dict(student=_who(submission), score=f"{submission.score:g}", status=submission.status,
+                handed_in_at=submission.submitted_at, late=late_word(submission.late), late_note=submission.late_note,
                 message=message, seconds=f"{submission.seconds:.2f}",
                 student_seconds=f"{submission.student_seconds:.2f}", source=submission.source,
                 handins=submission.handins)

@@ -85,7 +85,7 @@ def student_view(submission, assignment, expected, course):
     problem = explain.submission_problem(submission.status, submission.message)
     notebook = f"assignments/{assignment.id}/{assignment.notebook}"
     return dict(
-        student=submission.student,
+        student=submission.display_name,
         assignment_id=assignment.id,
         title=assignment.title,
         course=course.name,
@@ -97,6 +97,7 @@ def student_view(submission, assignment, expected, course):
         detail=submission.message if submission.status not in ("graded",) else "",
         source=submission.source,
         submitted_at=_when(submission.submitted_at),
+        late=submission.late_note if submission.late else "",      # what lateness cost, when it was late
         public=public,
         hidden=hidden,
         public_points=_number(sum(float(c["points"]) for c in public)),

@@ -45,6 +45,22 @@ class SubmissionRow:
     student_seconds: float
     handins: int
     cases: tuple = field(default=())
+    name: str = ""              # the student's name for people (student is the key: an LMS id where there is one)
+    email: str = ""
+    late: bool | None = None    # None: unknown (no deadline, no LMS mark)
+    penalty: float = 0.0        # points the late policy took off (score is after it)
+    late_note: str = ""         # what was decided about lateness, in plain words
+    raw_score: float | None = None
+
+    @property
+    def display_name(self):
+        return self.name or self.student
+
+
+def _optional(db, *columns):
+    """The columns newer gradebooks have, NULL for an older one (this reader never changes the file)."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+    return ", ".join(f"s.{c}" if c in have else "NULL" for c in columns)
 
 
 def gradebook_path(out_dir):
@@ -96,12 +112,13 @@ def load_submissions(out_dir, assignment_id):
         rows = db.execute(
             "SELECT s.id, s.student, s.assignment, s.source, s.submitted_at, s.score, s.max_score, s.status, "
             "s.message, s.seconds, s.student_seconds, (SELECT COUNT(*) FROM submissions t "
-            "WHERE t.assignment = s.assignment AND t.student = s.student) "
+            "WHERE t.assignment = s.assignment AND t.student = s.student), "
+            f"{_optional(db, 'name', 'email', 'late', 'penalty', 'late_note', 'raw_score')} "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment_id,)).fetchall()
         result = []
         for (sid, student, assignment, source, submitted_at, score, max_score, status, message, seconds,
-             student_seconds, handins) in rows:
+             student_seconds, handins, name, email, late, penalty, late_note, raw_score) in rows:
             cases = tuple(
                 CaseRow(position=r[0], name=r[1] or "", function=r[2] or "", hidden=bool(r[3]),
                         description=r[4] or "", call=None if r[3] else r[5], points=r[6] or 0.0,
@@ -114,7 +131,9 @@ def load_submissions(out_dir, assignment_id):
             result.append(SubmissionRow(
                 student=student, assignment=assignment, source=source or "", submitted_at=submitted_at or "",
                 score=score or 0.0, max_score=max_score or 0.0, status=status or "", message=message or "",
-                seconds=seconds or 0.0, student_seconds=student_seconds or 0.0, handins=handins, cases=cases))
+                seconds=seconds or 0.0, student_seconds=student_seconds or 0.0, handins=handins, cases=cases,
+                name=name or student, email=email or "", late=None if late is None else bool(late),
+                penalty=penalty or 0.0, late_note=late_note or "", raw_score=raw_score))
         return result
     finally:
         db.close()

@@ -4,12 +4,20 @@ A run killed halfway loses nothing already graded; `grade` again skips every
 hand-in whose file, cases and expected values are unchanged (unless asked to
 regrade).  grades.csv is exported from here: one row per student, the newest
 hand-in counting, and the same bytes for the same gradebook.
+
+A student is keyed by the LMS's own id where there is one (intake/identity.py),
+with their name beside it.  Each hand-in keeps when it was handed in, where that
+time came from and the LMS's own late mark; `apply_lateness` derives late,
+how late, the penalty and the score after it from the raw score, so a changed
+deadline or policy needs no regrading.  New columns are added to an old
+gradebook when it is opened (and its rows re-keyed as their hand-ins come in).
 """
 
-import csv
-import io
 import sqlite3
 from datetime import datetime, timezone
+
+from .. import lateness
+from ..csv_cells import csv_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -32,8 +40,15 @@ CREATE TABLE IF NOT EXISTS case_results (
 CREATE INDEX IF NOT EXISTS submissions_by_student ON submissions (assignment, student);
 """
 
-CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "submitted_at",
-               "source", "handins")
+# Added to `submissions` after its first version; ALTER TABLE adds them to an older gradebook.
+# key_version: NULL for rows written before students were keyed by LMS ids.
+ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), ("time_source", "TEXT"),
+                 ("raw_score", "REAL"), ("late", "INTEGER"), ("late_seconds", "REAL"), ("penalty", "REAL"),
+                 ("late_note", "TEXT"), ("key_version", "INTEGER"))
+KEY_VERSION = 2
+
+CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
+               "late", "penalty", "late_note", "source", "handins")
 
 
 class GradebookError(Exception):
@@ -50,8 +65,18 @@ class Gradebook:
             self.db = sqlite3.connect(path, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as error:
             raise GradebookError(f"{path}: {error}") from None
+
+    def _migrate(self):
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(submissions)")}
+        with self.db:
+            for column, kind in ADDED_COLUMNS:
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE submissions ADD COLUMN {column} {kind}")
+            self.db.execute("UPDATE submissions SET raw_score = score WHERE raw_score IS NULL")
+            self.db.execute("UPDATE submissions SET name = student WHERE name IS NULL")
 
     def close(self):
         self.db.close()
@@ -67,6 +92,33 @@ class Gradebook:
         with self.db:
             self.db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (_now(), run_id))
 
+    def students(self, assignment):
+        return {r[0] for r in self.db.execute("SELECT DISTINCT student FROM submissions WHERE assignment = ?",
+                                              (assignment,))}
+
+    def assignments(self):
+        return [r[0] for r in self.db.execute("SELECT DISTINCT assignment FROM submissions ORDER BY assignment")]
+
+    def sources(self, assignment, limit=3):
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT source FROM submissions WHERE assignment = ? ORDER BY source LIMIT ?",
+            (assignment, limit))]
+
+    def adopt(self, assignment, handin):
+        """Re-key rows written before LMS ids were keys: the same file from the same place is this student's."""
+        # The old key was the name (or the key itself): a group's shared file stays with each member.
+        match = ("assignment = ? AND source = ? AND key_version IS NULL AND student IN (?, ?)",
+                 (assignment, handin.source, handin.name, handin.student))
+        old = [r[0] for r in self.db.execute(f"SELECT DISTINCT student FROM submissions WHERE {match[0]}",
+                                             match[1])]
+        if not old:
+            return
+        with self.db:
+            self.db.execute(f"UPDATE submissions SET student = ?, name = ?, key_version = ? WHERE {match[0]}",
+                            (handin.student, handin.name, KEY_VERSION, *match[1]))
+            for student in {handin.student, *old}:
+                self._recount(assignment, student)
+
     def is_graded(self, assignment, handin, grader_key):
         """Has this exact file been graded, with these cases and expected values?"""
         row = self.db.execute(
@@ -81,11 +133,14 @@ class Gradebook:
                             "AND sha256 = ?", (result.assignment, handin.student, handin.source, handin.sha256))
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
-                "score, max_score, status, message, seconds, grader_key, student_seconds) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "score, max_score, status, message, seconds, grader_key, student_seconds, name, email, late_mark, "
+                "time_source, raw_score, key_version) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, handin.student, result.assignment, handin.source, handin.sha256, handin.submitted_at,
                  _now(), result.score, result.max_score, result.status, result.message, result.seconds,
-                 grader_key, result.student_seconds))
+                 grader_key, result.student_seconds, handin.name or handin.student,
+                 handin.email, _flag(handin.late_mark),
+                 handin.time_source, result.score, KEY_VERSION))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -101,30 +156,58 @@ class Gradebook:
         rows = self.db.execute(
             "SELECT id, status, submitted_at, source FROM submissions WHERE assignment = ? AND student = ?",
             (assignment, student)).fetchall()
+        if not rows:
+            return
         usable = [r for r in rows if r[1] not in UNGRADABLE] or rows
         newest = max(usable, key=lambda r: (r[2] or "", r[3] or "", r[0]))  # ties: the later grading
         self.db.execute("UPDATE submissions SET counted = (id = ?) WHERE assignment = ? AND student = ?",
                         (newest[0], assignment, student))
 
+    def apply_lateness(self, assignment, rules):
+        """Late or not, how late, the penalty and the score after it, for every hand-in of `assignment`.
+
+        Returns the counted hand-ins that were late: [(student, name, note)].
+        """
+        rows = self.db.execute("SELECT id, submitted_at, late_mark, raw_score, status FROM submissions "
+                               "WHERE assignment = ?", (assignment,)).fetchall()
+        with self.db:
+            for sid, submitted_at, late_mark, raw_score, status in rows:
+                found = lateness.assess(submitted_at, None if late_mark is None else bool(late_mark),
+                                        raw_score or 0.0, rules)
+                self.db.execute("UPDATE submissions SET score = ?, late = ?, late_seconds = ?, penalty = ?, "
+                                "late_note = ? WHERE id = ?",
+                                (found.score, _flag(found.late), found.seconds, found.penalty, found.note, sid))
+        return self.db.execute("SELECT student, name, late_note FROM submissions WHERE assignment = ? "
+                               "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
+
     def grades(self, assignment):
-        """One row per student: the counted hand-in."""
+        """One row per student: the counted hand-in (the columns of CSV_COLUMNS, in order)."""
         return self.db.execute(
-            "SELECT s.student, s.assignment, s.score, s.max_score, s.status, s.message, s.submitted_at, "
-            "s.source, (SELECT COUNT(*) FROM submissions t WHERE t.assignment = s.assignment "
-            "AND t.student = s.student) FROM submissions s WHERE s.assignment = ? AND s.counted = 1 "
-            "ORDER BY s.student", (assignment,)).fetchall()
+            "SELECT s.student, s.assignment, s.score, s.max_score, s.status, s.message, s.name, s.submitted_at, "
+            "s.late, s.penalty, s.late_note, s.source, (SELECT COUNT(*) FROM submissions t "
+            "WHERE t.assignment = s.assignment AND t.student = s.student) "
+            "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
+            (assignment,)).fetchall()
 
     def export_csv(self, assignment, path):
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
+        rows = []
         for row in self.grades(assignment):
-            student, assignment_id, score, max_score, status, message, submitted_at, source, count = row
-            writer.writerow((student, assignment_id, f"{score:g}", f"{max_score:g}", status, message or "",
-                             submitted_at or "", source or "", count))
-        path.write_text(buffer.getvalue(), encoding="utf-8")
+            (student, assignment_id, score, max_score, status, message, name, handed_in_at, late, penalty,
+             late_note, source, count) = row
+            rows.append((student, assignment_id, f"{score:g}", f"{max_score:g}", status, message or "",
+                         name or student, handed_in_at or "", late_word(late), f"{penalty or 0:g}",
+                         late_note or "", source or "", count))
+        path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
+
+
+def late_word(late):
+    return {1: "yes", 0: "no"}.get(late, "")
+
+
+def _flag(value):
+    return None if value is None else int(bool(value))
 
 
 # Statuses of hand-ins that had nothing to grade; a gradable hand-in beats them even if older.
 UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "wrong-file-type", "unsafe-path", "too-large",
-              "invalid-zip", "no-notebook"}
+              "invalid-zip", "no-notebook", "wrong-assignment"}

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import nbformat
 
+from .files import UnsafeFile, read_capped
+
 
 class SubmissionError(Exception):
     def __init__(self, status, message):
@@ -26,9 +28,9 @@ class CodeCell:
 def read_cells(path):
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise SubmissionError("unreadable", f"cannot read {path.name}: {error.strerror}") from None
+        raw = read_capped(path)       # a regular file, capped: never /dev/zero or a link out of the hand-in
+    except UnsafeFile as error:
+        raise SubmissionError(error.status, str(error)) from None
     if not raw.strip():
         raise SubmissionError("empty", f"{path.name} is empty")
     try:

@@ -1,0 +1,27 @@
+"""CSV text that a spreadsheet opens as text, never as a formula.
+
+Student names, file names and messages come from students: a cell starting
+with =, +, -, @, a tab or a carriage return would be run as a formula by
+Excel, LibreOffice or Google Sheets ("CSV injection").  Such a cell gets a
+leading apostrophe, the usual guard (OWASP); numbers we format ourselves are
+left alone.
+"""
+
+import csv
+import io
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value):
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(header, rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows([safe_cell(cell) for cell in row] for row in rows)
+    return buffer.getvalue()

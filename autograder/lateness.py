@@ -1,0 +1,88 @@
+"""Was a hand-in late, by how much, and what did that cost (course.LateRules)?
+
+Two sources of truth, in this order:
+  * the LMS's own mark (Canvas names a late file `_LATE_`; it knows each
+    student's extensions), which decides WHETHER a hand-in is late;
+  * the deadline compared with the time it was handed in, which decides BY
+    HOW MUCH (and whether, when the LMS gives no mark).
+A time without a UTC offset (a zip entry's) is read in the deadline's zone.
+The raw score is never changed in the gradebook; the score after the
+penalty is computed from it again whenever the rules change.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Lateness:
+    late: bool | None            # None: nothing says (no deadline and no LMS mark)
+    seconds: float | None        # how late, when known
+    score: float                 # after the policy
+    penalty: float               # points taken off
+    note: str                    # what was decided and applied, in plain words
+
+
+def _moment(text, zone):
+    try:
+        moment = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None and zone is not None:
+        moment = moment.replace(tzinfo=zone)
+    return moment
+
+
+def duration(seconds):
+    if seconds < 3600:
+        return f"{max(1, round(seconds / 60))} min"
+    if seconds < 2 * DAY:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / DAY:.1f} days"
+
+
+def assess(handed_in_at, late_mark, raw_score, rules):
+    deadline = rules.deadline if rules is not None else None
+    seconds = None
+    if deadline is not None:
+        moment = _moment(handed_in_at, deadline.tzinfo)
+        if moment is not None and moment.tzinfo is not None:
+            seconds = (moment - deadline).total_seconds()
+    if late_mark is not None:
+        late = late_mark
+        source = "the LMS marked it late" if late_mark else "the LMS marked it on time"
+    elif seconds is not None:
+        late = seconds > 0
+        source = ""
+    else:
+        late, source = None, ""
+    if late is None:     # nothing to say: no deadline (the run's summary says so), or no time to compare
+        return Lateness(None, None, raw_score, 0.0, "" if deadline is None else "hand-in time unknown")
+    if not late:
+        note = "on time" + (f" ({source})" if source else "")
+        if seconds is not None and seconds > 0:
+            note += f", {duration(seconds)} after the deadline (an extension?)"
+        return Lateness(False, 0.0, raw_score, 0.0, note)
+    how_late = duration(seconds) if seconds is not None and seconds > 0 else None
+    note = f"late by {how_late}" if how_late else "late"
+    if source:
+        note += f" ({source})"
+    policy = rules.policy if rules is not None else "none"
+    score, penalty = raw_score, 0.0
+    if policy == "per-day":
+        days = math.ceil(seconds / DAY) if how_late else 1
+        penalty = min(raw_score, days * rules.penalty)
+        score = raw_score - penalty
+        note += (f"; per-day policy: {days} started day(s) x {rules.penalty:g} = {penalty:g} point(s) off"
+                 + ("" if how_late else " (time after the deadline unknown: counted as 1 day)"))
+    elif policy == "cap":
+        score = min(raw_score, rules.cap)
+        penalty = raw_score - score
+        note += f"; cap policy: at most {rules.cap:g} point(s)" + (f", {penalty:g} off" if penalty else ", none off")
+    else:
+        note += "; no points off (late_policy none)"
+    return Lateness(True, max(seconds, 0.0) if seconds is not None else None, round(score, 4),
+                    round(penalty, 4), note)

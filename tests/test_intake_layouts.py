@@ -1,0 +1,403 @@
+"""Every student who handed something in gets exactly one row, their own, with when and how late.
+
+Each situation is built from the example notebooks, graded with the real
+command, and checked in grades.csv (and the gradebook where it matters).
+"""
+
+import csv
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import zipfile
+
+import pytest
+from click.testing import CliRunner
+
+from autograder.cli import main
+from conftest import ROOT
+
+SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
+OTHER_ASSIGNMENT = ROOT / "examples" / "uninformed-search" / "submissions" / "alice.ipynb"
+AUTOGRADER = ROOT / ".venv" / "bin" / "autograder"
+ALICE, BOB = SUBMISSIONS / "alice.ipynb", SUBMISSIONS / "bob.ipynb"      # 5 and 1.45 points
+
+
+def run(out, *paths, extra=(), course=ROOT):
+    return CliRunner().invoke(main, ["--course", str(course), "grade", "--assignment", "n-queens",
+                                     "--out", str(out), *extra, *map(str, paths)])
+
+
+def read_rows(out):
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def grade(out, *paths, extra=(), course=ROOT):
+    result = run(out, *paths, extra=extra, course=course)
+    assert result.exit_code == 0, result.output
+    rows = read_rows(out)
+    assert len({r["student"] for r in rows}) == len(rows)        # one row per student, always
+    return {r["student"]: r for r in rows}, result.output
+
+
+def add(bundle, source, name, when=(2026, 3, 1, 12, 0, 0)):
+    info = zipfile.ZipInfo(name, date_time=when)
+    bundle.writestr(info, source.read_bytes() if hasattr(source, "read_bytes") else source)
+
+
+# --- same names, different students --------------------------------------------------------------
+
+
+def test_canvas_students_with_the_same_name_keep_their_own_rows(tmp_path):
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "smithjohn_111_9001_n-queens.ipynb", (2026, 3, 1, 10, 0, 0))
+        add(bundle, BOB, "smithjohn_222_9002_n-queens.ipynb", (2026, 3, 1, 11, 0, 0))
+    rows, _ = grade(tmp_path / "out", archive)
+    assert {k: (r["name"], r["score"]) for k, r in rows.items()} == {
+        "canvas:111": ("smithjohn", "5"), "canvas:222": ("smithjohn", "1.45")}
+    assert rows["canvas:111"]["handed_in_at"] == "2026-03-01T10:00:00"      # the zip's time, not unpacking's
+
+
+def test_moodle_participants_with_the_same_name_keep_their_own_rows(tmp_path):
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "Jane Doe_501_assignsubmission_file_/n-queens.ipynb")
+        add(bundle, BOB, "Jane Doe_502_assignsubmission_file_/n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", archive)
+    assert {k: (r["name"], r["score"]) for k, r in rows.items()} == {
+        "moodle:501": ("Jane Doe", "5"), "moodle:502": ("Jane Doe", "1.45")}
+
+
+def gradescope_export(folder, submitters):
+    """submitters: {submission id: (notebook, [(name, sid, email)], created_at)}."""
+    folder.mkdir(parents=True)
+    lines = []
+    for key, (notebook, people, created) in submitters.items():
+        (folder / key).mkdir()
+        shutil.copy(notebook, folder / key / "n-queens.ipynb")
+        lines.append(f"{key}:\n  :submitters:")
+        for name, sid, email in people:
+            lines.append(f"  - :name: '{name}'\n    :sid: '{sid}'\n    :email: '{email}'")
+        lines.append(f"  :created_at: {created}")
+    (folder / "submission_metadata.yml").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_gradescope_submitters_with_the_same_name_and_hostile_names(tmp_path):
+    export = gradescope_export(tmp_path / "export", {
+        "submission_1": (ALICE, [("Sam Lee", "1001", "sam.lee@example.edu")], "2026-03-01 10:00:00.0 -08:00"),
+        "submission_2": (BOB, [("Sam Lee", "1002", "sam.lee2@example.edu")], "2026-03-01 11:00:00.0 -08:00"),
+        "submission_3": (ALICE, [("Mallory [/]", "1003", "m@example.edu")], "2026-03-01 12:00:00.0 -08:00"),
+        "submission_4": (BOB, [("=1+1", "1004", "f@example.edu")], "2026-03-01 12:30:00.0 -08:00"),
+    })
+    rows, output = grade(tmp_path / "out", export)
+    assert {k: (r["name"], r["score"]) for k, r in rows.items()} == {
+        "gradescope:1001": ("Sam Lee", "5"), "gradescope:1002": ("Sam Lee", "1.45"),
+        "gradescope:1003": ("Mallory [/]", "5"), "gradescope:1004": ("'=1+1", "1.45")}   # not a formula
+    assert rows["gradescope:1001"]["handed_in_at"] == "2026-03-01T18:00:00+00:00"
+    assert "Mallory [/]" in output
+
+
+# --- folders of files ----------------------------------------------------------------------------
+
+
+def test_one_folder_per_student_is_one_student_each(tmp_path):
+    for student, notebook in (("alice", ALICE), ("bob", BOB)):
+        (tmp_path / "in" / student).mkdir(parents=True)
+        shutil.copy(notebook, tmp_path / "in" / student / "n-queens.ipynb")
+    rows, output = grade(tmp_path / "out", tmp_path / "in")
+    assert {k: r["score"] for k, r in rows.items()} == {"alice": "5", "bob": "1.45"}
+    assert "note:" not in output
+
+
+def test_duplicate_downloads_are_one_student_and_said(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    first = shutil.copy(BOB, folder / "carol.ipynb")
+    second = shutil.copy(ALICE, folder / "carol (1).ipynb")
+    os.utime(first, (1_700_000_000, 1_700_000_000))
+    os.utime(second, (1_700_100_000, 1_700_100_000))
+    rows, output = grade(tmp_path / "out", folder)
+    assert list(rows) == ["carol"]
+    assert (rows["carol"]["score"], rows["carol"]["handins"]) == ("5", "2")
+    assert "taken as downloads of one hand-in by 'carol'" in output
+
+
+def test_an_unclear_layout_is_said_with_a_student_pattern_to_try(tmp_path):
+    for student, notebook in (("s1", ALICE), ("s2", BOB)):
+        (tmp_path / "in" / "section-2" / student).mkdir(parents=True)
+        shutil.copy(notebook, tmp_path / "in" / "section-2" / student / "n-queens.ipynb")
+    shutil.copy(ALICE, tmp_path / "in" / "n-queens.ipynb")
+    result = run(tmp_path / "out", tmp_path / "in")
+    assert result.exit_code == 0, result.output
+    assert "section-2/ holds 2 notebooks in different folders" in result.output
+    assert "--student-pattern" in result.output
+    assert "n-queens.ipynb is named after the assignment, not a student" in result.output
+    rows, _ = grade(tmp_path / "out2", tmp_path / "in" / "section-2",
+                    extra=("--student-pattern", r"(?P<student>[^/]+)/[^/]+$"))
+    assert {k: r["score"] for k, r in rows.items()} == {"s1": "5", "s2": "1.45"}
+
+
+# --- GitHub Classroom clones with symbolic links ---------------------------------------------------
+
+
+def git(repo, *args, date="2026-03-01T12:00:00+00:00"):
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "s", "GIT_AUTHOR_EMAIL": "s@example.edu",
+                        "GIT_COMMITTER_NAME": "s", "GIT_COMMITTER_EMAIL": "s@example.edu",
+                        "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+
+
+def clone(classroom, user, notebook=None, link=None, date="2026-03-01T12:00:00+00:00"):
+    repo = classroom / f"n-queens-{user}"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / "README.md").write_text("# my work\n")
+    if notebook:
+        shutil.copy(notebook, repo / "n-queens.ipynb")
+    if link:
+        os.symlink(link, repo / "n-queens.ipynb")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "hand in", date=date)
+    return repo
+
+
+def limited_to_6_gb():
+    limit = 6 * 1024 ** 3
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def test_classroom_links_out_of_the_repository_are_never_followed(tmp_path):
+    classroom = tmp_path / "classroom"
+    clone(classroom, "alice", ALICE)
+    clone(classroom, "copycat", link="../n-queens-alice/n-queens.ipynb")
+    clone(classroom, "thief", link=str(ROOT / "solutions" / "n-queens" / "n-queens.ipynb"))
+    clone(classroom, "zero", link="/dev/zero")
+    inner = clone(classroom, "tidy", link="work/final.ipynb")
+    (inner / "work").mkdir()
+    shutil.copy(ALICE, inner / "work" / "final.ipynb")     # a link inside one's own repository is fine
+    os.symlink("/", classroom / "n-queens-root")           # a linked folder is not walked
+    out = tmp_path / "out"
+    done = subprocess.run([str(AUTOGRADER), "--course", str(ROOT), "grade", "--assignment", "n-queens",
+                           "--out", str(out), str(classroom)], capture_output=True, text=True, timeout=300,
+                          preexec_fn=limited_to_6_gb)
+    assert done.returncode == 0, done.stderr
+    rows = {r["student"]: r for r in read_rows(out)}
+    assert rows["alice"]["score"] == "5" and rows["tidy"]["score"] == "5"
+    for user in ("copycat", "thief", "zero"):
+        assert (rows[user]["score"], rows[user]["status"]) == ("0", "unsafe-path"), user
+    assert "outside the student's own folder" in rows["copycat"]["message"]
+    assert "/dev/zero" in rows["zero"]["message"]
+    assert rows["alice"]["handed_in_at"] == "2026-03-01T12:00:00+00:00"     # the commit, not the clone
+    assert "n-queens-root (a link, not followed)" in done.stdout
+
+
+# --- nothing dropped without a word ------------------------------------------------------------------
+
+
+def test_a_zip_inside_a_folder_is_unpacked(tmp_path):
+    downloads = tmp_path / "Downloads"
+    downloads.mkdir()
+    with zipfile.ZipFile(downloads / "submissions.zip", "w") as bundle:
+        add(bundle, ALICE, "smithalice_1001_5001_n-queens.ipynb")
+    (downloads / "notes.txt").write_text("to do")
+    rows, output = grade(tmp_path / "out", downloads)
+    assert rows["canvas:1001"]["score"] == "5"
+    assert "graded 1 hand-in(s)" in output and "notes.txt" in output
+
+
+def test_an_empty_folder_is_a_one_line_error(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / ".DS_Store").write_bytes(b"\0")
+    result = run(tmp_path / "out", tmp_path / "empty")
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "no hand-ins found in" in result.output
+
+
+def test_macos_forks_and_dotfiles_are_ignored_but_their_students_get_rows(tmp_path):
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "Jane Doe_501_assignsubmission_file_/n-queens.ipynb")
+        add(bundle, b"\0\5\26\7 resource fork", "__MACOSX/Jane Doe_501_assignsubmission_file_/._n-queens.ipynb")
+        add(bundle, b"{}", "Ann Lee_503_assignsubmission_file_/.n-queens.ipynb")
+        add(bundle, b"\0\5\26\7", "__MACOSX/Raj Patel_504_assignsubmission_file_/._n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", archive)
+    assert rows["moodle:501"]["score"] == "5" and rows["moodle:501"]["handins"] == "1"
+    assert (rows["moodle:503"]["name"], rows["moodle:503"]["status"]) == ("Ann Lee", "no-notebook")
+    assert (rows["moodle:504"]["name"], rows["moodle:504"]["status"]) == ("Raj Patel", "no-notebook")
+    assert "resource-fork" in rows["moodle:504"]["message"]
+
+
+def test_a_notebook_of_another_assignment_is_said_to_be_one(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(OTHER_ASSIGNMENT, folder / "erin.ipynb")
+    shutil.copy(ALICE, folder / "alice.ipynb")
+    out = tmp_path / "out"
+    rows, _ = grade(out, folder)
+    assert (rows["erin"]["status"], rows["erin"]["score"]) == ("wrong-assignment", "0")
+    assert "'uninformed-search' assignment" in rows["erin"]["message"]
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "feedback", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    page = next((out / "feedback").glob("erin*/feedback.html")).read_text()
+    assert "uninformed-search" in page and "NameError" not in page
+
+
+def test_a_second_class_in_the_same_output_folder_is_refused(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    shutil.copy(ALICE, first / "alice.ipynb")
+    shutil.copy(BOB, first / "bob.ipynb")
+    shutil.copy(ALICE, second / "carol.ipynb")
+    shutil.copy(BOB, second / "dave.ipynb")
+    grade(tmp_path / "out", first)
+    refused = run(tmp_path / "out", second)
+    assert refused.exit_code == 1 and refused.output.count("\n") == 1
+    assert "another class" in refused.output and "--merge" in refused.output
+    rows, output = grade(tmp_path / "out", second, extra=("--merge",))
+    assert sorted(rows) == ["alice", "bob", "carol", "dave"]
+    assert "2 student(s) new to" in output
+    shutil.copy(ALICE, tmp_path / "erin.ipynb")                 # one more hand-in is not another class
+    rows, output = grade(tmp_path / "out", tmp_path / "erin.ipynb")
+    assert len(rows) == 5 and "1 student(s) new to" in output
+
+
+def test_an_old_gradebook_is_migrated_and_its_students_re_keyed(tmp_path):
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "smithjohn_111_9001_n-queens.ipynb")
+    out = tmp_path / "out"
+    grade(out, archive)
+    with sqlite3.connect(out / "gradebook.db") as db:     # as the grader before LMS ids wrote it
+        db.execute("UPDATE submissions SET student = 'smithjohn'")
+        for column in ("name", "email", "late_mark", "time_source", "raw_score", "late", "late_seconds",
+                       "penalty", "late_note", "key_version"):
+            db.execute(f"ALTER TABLE submissions DROP COLUMN {column}")
+    rows, output = grade(out, archive)
+    assert list(rows) == ["canvas:111"] and rows["canvas:111"]["name"] == "smithjohn"
+    assert "graded 0 hand-in(s)" in output
+
+
+# --- when, and how late ----------------------------------------------------------------------------
+
+
+def late_canvas_zip(path):
+    with zipfile.ZipFile(path, "w") as bundle:
+        add(bundle, ALICE, "smithalice_1001_5001_n-queens.ipynb", (2026, 3, 1, 12, 0, 0))
+        add(bundle, ALICE, "kingcarol_LATE_1002_5002_n-queens.ipynb", (2026, 3, 3, 1, 0, 0))   # 25 h late
+    return path
+
+
+def test_late_hand_ins_without_a_deadline_keep_canvas_s_mark(tmp_path):
+    rows, output = grade(tmp_path / "out", late_canvas_zip(tmp_path / "submissions.zip"))
+    assert (rows["canvas:1001"]["late"], rows["canvas:1002"]["late"]) == ("no", "yes")
+    assert rows["canvas:1002"]["score"] == "5"                  # recorded only: no policy
+    assert "lateness: no deadline" in output and "kingcarol (canvas:1002): late" in output
+
+
+def test_late_hand_ins_with_a_deadline_and_a_per_day_penalty(tmp_path):
+    out = tmp_path / "out"
+    rows, output = grade(out, late_canvas_zip(tmp_path / "submissions.zip"),
+                         extra=("--deadline", "2026-03-01T23:59:00+00:00", "--late-policy", "per-day",
+                                "--late-penalty", "0.5"))
+    assert (rows["canvas:1001"]["late"], rows["canvas:1001"]["score"]) == ("no", "5")
+    late = rows["canvas:1002"]
+    assert (late["late"], late["score"], late["penalty"]) == ("yes", "4", "1")   # 2 started days x 0.5
+    assert "2 started day(s)" in late["late_note"] and "per-day" in output
+    release = CliRunner().invoke(main, ["--course", str(ROOT), "release", "--out", str(out),
+                                        "--to", str(tmp_path / "lms")])
+    assert release.exit_code == 0, release.output
+    lateness = (tmp_path / "lms" / "lateness.csv").read_text()
+    assert "kingcarol,1002,2026-03-03T01:00:00,yes,1," in lateness
+    assert ",4,5,graded,2026-03-03T01:00:00,yes" in (tmp_path / "lms" / "gradescope_grades.csv").read_text()
+    feedback = CliRunner().invoke(main, ["--course", str(ROOT), "feedback", "--out", str(out)])
+    assert feedback.exit_code == 0, feedback.output
+    page = next((out / "feedback").glob("canvas_1002*/feedback.md")).read_text()
+    assert "**Late:** late by 25.0 h" in page and "1 point(s) off" in page
+    report = CliRunner().invoke(main, ["--course", str(ROOT), "report", "--out", str(out)])
+    assert report.exit_code == 0, report.output
+    assert "2 started day(s)" in (out / "report.html").read_text()
+
+
+def test_a_course_toml_deadline_and_cap_apply_to_classroom_commit_times(course_copy, tmp_path):
+    with open(course_copy / "course.toml", "a", encoding="utf-8") as handle:
+        handle.write('\n[assignment.n-queens]\ndeadline = "2026-03-01T23:59:00-05:00"\n'
+                     'late_policy = "cap"\nlate_cap = 2.5\n')
+    classroom = tmp_path / "classroom"
+    clone(classroom, "early", ALICE, date="2026-03-01T23:00:00-05:00")
+    clone(classroom, "late", ALICE, date="2026-03-02T06:00:00+01:00")        # 0:00 in New York: 1 min late
+    rows, output = grade(tmp_path / "out", classroom, course=course_copy)
+    assert (rows["early"]["late"], rows["early"]["score"]) == ("no", "5")
+    assert (rows["late"]["late"], rows["late"]["score"], rows["late"]["penalty"]) == ("yes", "2.5", "2.5")
+    assert "late by 1 min" in rows["late"]["late_note"] and "cap" in output
+
+
+def test_a_deadline_without_its_offset_is_a_one_line_error(tmp_path):
+    shutil.copy(ALICE, tmp_path / "alice.ipynb")
+    result = run(tmp_path / "out", tmp_path / "alice.ipynb", extra=("--deadline", "2026-03-01T23:59"))
+    assert result.exit_code == 1 and "needs its UTC offset" in result.output
+    assert result.output.count("\n") == 1
+
+
+# --- Classroom release of a repository with no notebook ---------------------------------------------
+
+
+def test_classroom_release_reaches_a_repository_with_no_notebook(tmp_path):
+    classroom = tmp_path / "classroom"
+    clone(classroom, "alice", ALICE)
+    bob = clone(classroom, "bob")
+    out = tmp_path / "out"
+    rows, _ = grade(out, classroom)
+    assert rows["bob"]["status"] == "no-notebook"
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "release", "--out", str(out), "--to", str(classroom),
+                                       "--format", "classroom"])
+    assert result.exit_code == 0, result.output
+    shown = subprocess.run(["git", "-C", str(bob), "show", "feedback:feedback/feedback.md"],
+                           capture_output=True, text=True, check=True).stdout
+    assert "bob" in shown
+
+
+@pytest.mark.parametrize("cell", ["=HYPERLINK(\"x\")", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])
+def test_csv_cells_never_become_formulas(cell):
+    from autograder.csv_cells import csv_text
+    assert csv_text(["a"], [[cell]]).splitlines()[1].lstrip('"').startswith("'")
+
+
+def test_a_zip_in_a_student_s_folder_is_that_student_s(tmp_path):
+    (tmp_path / "in" / "alice").mkdir(parents=True)
+    (tmp_path / "in" / "bob").mkdir()
+    with zipfile.ZipFile(tmp_path / "in" / "alice" / "work.zip", "w") as bundle:
+        add(bundle, ALICE, "n-queens.ipynb")
+    shutil.copy(BOB, tmp_path / "in" / "bob" / "n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", tmp_path / "in")
+    assert {k: r["score"] for k, r in rows.items()} == {"alice": "5", "bob": "1.45"}
+
+
+def test_the_live_progress_names_what_runs_and_survives_markup_in_names(tmp_path, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from autograder import cli
+
+    screen = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=screen, force_terminal=True, width=120))
+    export = gradescope_export(tmp_path / "export", {
+        "submission_1": (ALICE, [("Mallory [/]", "1003", "m@example.edu")], "2026-03-01 12:00:00.0 -08:00"),
+        "submission_2": (BOB, [("[bold red]Eve", "1004", "e@example.edu")], "2026-03-01 12:00:00.0 -08:00")})
+    rows, _ = grade(tmp_path / "out", export)
+    assert rows["gradescope:1003"]["name"] == "Mallory [/]" and rows["gradescope:1004"]["name"] == "[bold red]Eve"
+    assert "running: " in screen.getvalue() and "Mallory [/]" in screen.getvalue()
+
+
+def test_a_refused_zip_entry_keeps_its_moodle_student(tmp_path):
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "Jane Doe_501_assignsubmission_file_/n-queens.ipynb")
+        add(bundle, b"{}", "Raj Patel_504_assignsubmission_file_/../../n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", archive)
+    assert (rows["moodle:504"]["name"], rows["moodle:504"]["status"]) == ("Raj Patel", "unsafe-path")

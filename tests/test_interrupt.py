@@ -1,0 +1,66 @@
+"""Ctrl-C in the middle of `grade`, on a real process: it stops at once, keeps what was graded, says how to resume."""
+
+import csv
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+
+from conftest import ROOT
+from test_resume import processes_mentioning
+
+AUTOGRADER = ROOT / ".venv" / "bin" / "autograder"
+SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
+# peggy's notebook has a cell that loops until its 10 s limit, ivan's cases time out: Ctrl-C lands in them.
+CLASS = ("alice", "bob", "peggy", "ivan", "carol", "judy")
+
+
+def counted(db_path):
+    try:
+        with sqlite3.connect(db_path) as db:
+            return db.execute("SELECT COUNT(*) FROM submissions WHERE counted = 1").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def command(out, handins):
+    return [str(AUTOGRADER), "--course", str(ROOT), "grade", "--assignment", "n-queens", "--jobs", "1",
+            "--out", str(out), str(handins)]
+
+
+def test_ctrl_c_stops_within_2_s_writes_grades_and_a_rerun_resumes(tmp_path):
+    handins = tmp_path / "handins"
+    handins.mkdir()
+    for student in CLASS:
+        shutil.copy2(SUBMISSIONS / f"{student}.ipynb", handins)
+    out = tmp_path / "out"
+    process = subprocess.Popen(command(out, handins), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + 120
+    while counted(out / "gradebook.db") < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)                                   # into peggy's 10 s loop
+    pressed = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)             # what a terminal's Ctrl-C does: the whole process group
+    stdout, stderr = process.communicate(timeout=30)
+    stopped = time.monotonic() - pressed
+    assert stopped < 2.0, f"took {stopped:.1f} s to stop"
+    print(f"stopped {stopped:.2f} s after Ctrl-C")
+    time.sleep(1.0)
+    assert processes_mentioning(str(out)) == [], "the sandbox outlived the grader"
+    assert not list(out.glob("autograder-sandbox-*")), "the sandbox folder was left behind"
+    assert process.returncode == 130, stderr
+    assert "Run the same command again to resume" in stderr
+    assert "[0/6] running alice" in stderr and "[1/6] alice: 5 / 5 graded" in stderr   # plain lines, not a bar
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert 2 <= len(rows) < len(CLASS) and len(rows) == counted(out / "gradebook.db")
+    assert {"alice", "bob"} <= {r["student"] for r in rows}
+
+    resumed = subprocess.run(command(out, handins), capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(rows)} unchanged since an earlier run" in resumed.stdout
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        assert sorted(r["student"] for r in csv.DictReader(handle)) == sorted(CLASS)
