@@ -2,6 +2,7 @@
 
 import os
 import shlex
+import signal
 import sys
 import threading
 from dataclasses import replace
@@ -167,6 +168,7 @@ def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout
                     results.close()
             gradebook.finish_run(run_id)
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)     # a second Ctrl-C must not cut grades.csv short
         cancel.set()
         gradebook.apply_lateness(assignment.id, rules)
         gradebook.export_csv(assignment.id, out_dir / "grades.csv")
