@@ -77,6 +77,7 @@ class Gradebook:
                     self.db.execute(f"ALTER TABLE submissions ADD COLUMN {column} {kind}")
             self.db.execute("UPDATE submissions SET raw_score = score WHERE raw_score IS NULL")
             self.db.execute("UPDATE submissions SET name = student WHERE name IS NULL")
+        self._legacy = self.db.execute("SELECT 1 FROM submissions WHERE key_version IS NULL LIMIT 1").fetchone()
 
     def close(self):
         self.db.close()
@@ -106,6 +107,8 @@ class Gradebook:
 
     def adopt(self, assignment, handin):
         """Re-key rows written before LMS ids were keys: the same file from the same place is this student's."""
+        if not self._legacy:
+            return
         # The old key was the name (or the key itself): a group's shared file stays with each member.
         match = ("assignment = ? AND source = ? AND key_version IS NULL AND student IN (?, ?)",
                  (assignment, handin.source, handin.name, handin.student))
