@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from autograder.cli import main
 from conftest import ROOT
+from test_lateness import set_assignment_table
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 OTHER_ASSIGNMENT = ROOT / "examples" / "uninformed-search" / "submissions" / "alice.ipynb"
@@ -324,9 +325,7 @@ def test_late_hand_ins_with_a_deadline_and_a_per_day_penalty(tmp_path):
 
 
 def test_a_course_toml_deadline_and_cap_apply_to_classroom_commit_times(course_copy, tmp_path):
-    with open(course_copy / "course.toml", "a", encoding="utf-8") as handle:
-        handle.write('\n[assignment.n-queens]\ndeadline = "2026-03-01T23:59:00-05:00"\n'
-                     'late_policy = "cap"\nlate_cap = 2.5\n')
+    set_assignment_table(course_copy, 'deadline = "2026-03-01T23:59:00-05:00"\nlate_policy = "cap"\nlate_cap = 2.5\n')
     classroom = tmp_path / "classroom"
     clone(classroom, "early", ALICE, date="2026-03-01T23:00:00-05:00")
     clone(classroom, "late", ALICE, date="2026-03-02T06:00:00+01:00")        # 0:00 in New York: 1 min late
