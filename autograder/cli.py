@@ -289,7 +289,7 @@ def _print_table(rows):
     table = Table(title="Grades")
     for column in ("student", "name", "score", "status", "late", "hand-ins", "note"):
         table.add_column(column)
-    for (student, _, score, max_score, status, message, name, _, late, penalty, _, _, count) in rows:
+    for (student, _, score, max_score, status, message, name, _, late, penalty, _, _, count, _) in rows:
         note = (message or "")[:60]
         table.add_row(escape(student), escape(name or ""), f"{score:g} / {max_score:g}", escape(status),
                       late_word(late) + (f" (-{penalty:g})" if penalty else ""), str(count), escape(note))

@@ -148,6 +148,7 @@ def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, la
     assert grader.returncode == 0, output
     assert f"isolation: {expect_layer}" in output, output
     rows = _rows(out / "g" / "grades.csv")
+    assert {row["isolation"] for row in rows.values()} == {expect_layer}   # each row says how it was graded
     expected = _rows(CORPUS / "expected.csv")
     assert sorted(rows) == sorted(expected)
     wrong = {student: (rows[student]["score"], rows[student]["status"]) for student, want in expected.items()
@@ -210,7 +211,9 @@ def test_the_proc_walker_really_steals_without_isolation(tmp_path):
                                           str(tmp_path / "out"), "--isolation", "none", str(handins)],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert float(_rows(tmp_path / "out" / "grades.csv")["walks-proc-to-the-answers"]["score"]) > 0
+    row = _rows(tmp_path / "out" / "grades.csv")["walks-proc-to-the-answers"]
+    assert float(row["score"]) > 0
+    assert row["isolation"] == "none"   # and the row says it was graded unprotected
 
 
 LOOPER = """{"cells": [{"cell_type": "code", "execution_count": null, "id": "a", "metadata": {}, "outputs": [],

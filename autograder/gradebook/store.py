@@ -48,7 +48,7 @@ ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), 
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
-               "late", "penalty", "late_note", "source", "handins")
+               "late", "penalty", "late_note", "source", "handins", "isolation")
 
 
 class GradebookError(Exception):
@@ -188,7 +188,9 @@ class Gradebook:
         return self.db.execute(
             "SELECT s.student, s.assignment, s.score, s.max_score, s.status, s.message, s.name, s.submitted_at, "
             "s.late, s.penalty, s.late_note, s.source, (SELECT COUNT(*) FROM submissions t "
-            "WHERE t.assignment = s.assignment AND t.student = s.student) "
+            "WHERE t.assignment = s.assignment AND t.student = s.student), "
+            # The isolation layer of the run that graded it: "none" marks an unprotected grading.
+            "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id) "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
 
@@ -196,10 +198,10 @@ class Gradebook:
         rows = []
         for row in self.grades(assignment):
             (student, assignment_id, score, max_score, status, message, name, handed_in_at, late, penalty,
-             late_note, source, count) = row
+             late_note, source, count, isolation) = row
             rows.append((student, assignment_id, f"{score:g}", f"{max_score:g}", status, message or "",
                          name or student, handed_in_at or "", late_word(late), f"{penalty or 0:g}",
-                         late_note or "", source or "", count))
+                         late_note or "", source or "", count, isolation or ""))
         path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
 
 
