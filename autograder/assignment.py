@@ -57,6 +57,9 @@ class Assignment:
     solution_path: Path
     student_path: Path
     expected_path: Path
+    # function -> functions it calls, declared in cases.toml's [uses] table
+    # (call_graph.py adds what the reference notebook's code shows).
+    uses: dict = field(default_factory=dict)
     # Cells the grader need not run: demos, public checks, the check helpers
     # (the worker already has them) and the reference's instructor-only cells.
     skip_tags: tuple = ("demo", "public-check", "autograder-runtime", "reference-only")
@@ -126,9 +129,18 @@ def load_assignment(course, assignment_id):
         solution_path=course.root / "solutions" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         student_path=course.root / "assignments" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         expected_path=folder / "expected.json",
+        uses=_uses(data.get("uses", {}), path),
     )
     _validate(assignment, course)
     return assignment
+
+
+def _uses(raw, path):
+    """[uses] table: `count_solutions = ["is_solved"]`, a function and the functions it calls."""
+    if not isinstance(raw, dict) or not all(
+            isinstance(v, list) and all(isinstance(f, str) for f in v) for v in raw.values()):
+        raise AssignmentError(f'{path}: [uses] maps a function to a list of names, e.g. f = ["g"]')
+    return {function: tuple(called) for function, called in raw.items()}
 
 
 def _case(raw, path, number):

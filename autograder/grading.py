@@ -37,7 +37,8 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
         cells = read_cells(path)
     except SubmissionError as error:
         return SubmissionResult(score=0.0, status=error.status, message=str(error), **base)
-    sources = [c.source for c in cells if not set(c.tags) & set(assignment.skip_tags)]
+    kept = [(number, c) for number, c in enumerate(cells, 1) if not set(c.tags) & set(assignment.skip_tags)]
+    sources = [c.source for _, c in kept]
     sandbox = sandbox or shared_sandbox()
     outcome = run_cases(assignment, sources, sandbox, slot, settings)
     yardsticks = baselines.baseline_seconds(assignment, sandbox, slot)
@@ -45,8 +46,19 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
                for case, result in zip(assignment.cases, outcome.calls)]
     status, message = _status(results, outcome)
     return SubmissionResult(score=scoring.total(results), status=status, message=message, cases=results,
-                            cell_errors=outcome.cell_errors, seconds=round(outcome.seconds, 4),
+                            cell_errors=cell_errors(kept, outcome.cell_errors), seconds=round(outcome.seconds, 4),
                             student_seconds=round(outcome.student_seconds, 4), **base)
+
+
+def cell_errors(kept, errors, lines=3):
+    """The runner's (index among the cells run, message) pairs as the gradebook keeps them:
+    {"cell": number among the notebook's code cells (1-based), "source": its first lines, "error": message}."""
+    result = []
+    for index, message in errors:
+        number, cell = kept[index]
+        head = cell.source.strip("\n").splitlines()[:lines]
+        result.append({"cell": number, "source": "\n".join(head), "error": message})
+    return result
 
 
 def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, until=None):

@@ -139,6 +139,85 @@ COMPARISONS = {
 }
 
 
+def _kind(plain):
+    """What a plain value is, in the words every failure message uses."""
+    if type(plain) is dict:
+        for tag, name in ((OPAQUE, "object"), (DICT, "dict"), (SET, "set"), (FLOAT, "number"),
+                          (TOO_BIG, "value too large to compare")):
+            if tag in plain:
+                return name
+    return {bool: "bool", int: "number", float: "number", str: "string", list: "list",
+            type(None): "None"}.get(type(plain), "value")
+
+
+def _a(noun):
+    return noun if noun == "None" else ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
+def explain_difference(expected, received):
+    """Why `received` is not `expected`: one sentence, then (for strings) the lines that differ.
+
+    The grader's feedback and the notebook's check cells both print this, so a
+    student reads the same words in both places.
+    """
+    if type(received) is dict and OPAQUE in received:
+        return f"returned an object of type {received[OPAQUE]}, not a plain value"
+    if _kind(expected) != _kind(received):
+        return f"expected {_a(_kind(expected))}, got {_a(_kind(received))}"
+    if type(expected) is str and type(received) is str:
+        return _string_difference(expected, received)
+    if type(expected) is list and type(received) is list:
+        if len(expected) != len(received):
+            return f"wrong value: expected {len(expected)} item{'s' * (len(expected) != 1)}, got {len(received)}"
+        # Only for a list of results (solutions, boards): a position is itself a
+        # permutation, and "another order" would say nothing useful about it.
+        # _same_items is quadratic: not worth seconds of the grader's time on a long list.
+        if 0 < len(expected) <= 200 and all(type(item) is list for item in expected) \
+                and _same_items(expected, received):
+            return "wrong value: the right items, in another order"
+    return "wrong value"
+
+
+def _string_difference(expected, received):
+    # Boards can differ invisibly (a trailing space, a final newline): name the
+    # kind of difference and show the differing lines with repr, which shows
+    # every space and \n.  A visible difference shows its first line only.
+    want, got = expected.splitlines(keepends=True), received.splitlines(keepends=True)
+    if "".join(expected.split()) == "".join(received.split()):
+        if expected.rstrip("\n") == received.rstrip("\n"):
+            whose = ("your string ends with a newline (\\n) the expected one does not have"
+                     if len(received) > len(expected) else
+                     "the expected string ends with a newline (\\n) yours does not have")
+            head, shown = "only whitespace differs: " + whose, 3
+        else:
+            head, shown = "only whitespace differs (spaces or line breaks)", 3
+    else:
+        head, shown = "wrong value: the strings differ", 1
+        if len(want) != len(got):
+            head += f" (expected {len(want)} lines, got {len(got)})"
+    lines = [head]
+    differing = [i for i in range(max(len(want), len(got)))
+                 if i >= len(want) or i >= len(got) or want[i] != got[i]]
+    if len(want) > 1 or len(got) > 1 or shown == 3:
+        for i in differing[:shown]:
+            lines.append(f"line {i + 1}: expected {repr(want[i]) if i < len(want) else '(no such line)'}")
+            lines.append(f"{' ' * len(str(i + 1))}       received {repr(got[i]) if i < len(got) else '(no such line)'}")
+        if len(differing) > shown:
+            lines.append(f"... and {len(differing) - shown} more differing line(s)")
+    return "\n".join(lines)
+
+
+def too_slow_message(seconds, baseline_seconds, options):
+    """The message of a right answer that came too slowly (compare = "faster_than")."""
+    return (f"too slow: right answer in {seconds:.3g} s, but it must be at least {options.get('speedup', 1):g} "
+            f"times faster than {options['baseline']}, which took {baseline_seconds:.3g} s")
+
+
+def fix_first(function):
+    """The hint of a check whose failure comes from `function`, which it calls and which fails its own checks."""
+    return f"This check calls `{function}`, which fails its own checks: fix `{function}` first."
+
+
 def timed_well(seconds, baseline_seconds, options):
     """For faster_than: is `seconds` at least `speedup` times below the baseline's?"""
     return seconds * options.get("speedup", 1) <= baseline_seconds
@@ -199,41 +278,73 @@ def report_errors():
             print("   " + line.rstrip().replace("\n", "\n   "))
 
 
-def run_checks(cases, namespace=None):
+_CHECKED = {}   # function -> (points earned, points checked), for check_total
+
+
+def run_checks(cases, namespace=None, uses=()):
     """Run public cases in the notebook and print one verdict per case.
 
     `cases` is a list of dicts with keys call, expected (plain), points, hint
-    and optionally compare / options.  Nothing here raises.
+    and optionally compare / options.  `uses` names the tested functions the
+    checked one calls, most basic first: when one of them failed its own
+    check cell, a failing case points there instead of giving its hint.
+    Nothing here raises.  The words are the grader's own (explain_difference,
+    too_slow_message, fix_first), so the feedback page and this cell tell the
+    same story.
     """
     namespace = namespace if namespace is not None else _sys._getframe(1).f_globals
     earned = total = 0.0
+    cause = next((f for f in uses if f in _CHECKED and _CHECKED[f][0] < _CHECKED[f][1]), None)
     for case in cases:
         total += case["points"]
         how, options = case.get("compare", "equal"), case.get("options") or {}
-        timing = ""
+        received, error, slow, timing = None, None, None, ""
         try:
-            value, seconds = best_time(lambda: to_plain(eval(case["call"], namespace)),  # noqa: S307
-                                       options.get("repeat", 1))
-            received, error = value, None
+            received, seconds = best_time(lambda: to_plain(eval(case["call"], namespace)),  # noqa: S307
+                                          options.get("repeat", 1))
             if how == "faster_than":
                 _, baseline = best_time(lambda: eval(options["baseline"], namespace),  # noqa: S307
                                         options.get("repeat", 1))
-                timing = (f"{seconds:.3g} s vs {baseline:.3g} s for {options['baseline']} "
-                          f"(needs {options.get('speedup', 1):g}x faster)")
-                if not timed_well(seconds, baseline, options):
-                    error = "correct but too slow: " + timing
+                timing = f"{seconds:.3g} s (the baseline {options['baseline']}: {baseline:.3g} s)"
+                if compare(case["expected"], received, how, options) and not timed_well(seconds, baseline,
+                                                                                         options):
+                    slow = too_slow_message(seconds, baseline, options)
         except Exception as exc:  # noqa: BLE001 - a check reports, it does not raise
-            received, error = None, f"{type(exc).__name__}: {exc}"
-        passed = error is None and compare(case["expected"], received, how, options)
+            error = f"{type(exc).__name__}: {exc}"
+        passed = error is None and slow is None and compare(case["expected"], received, how, options)
         earned += case["points"] if passed else 0
-        print(f"{'✓ pass' if passed else '✗ FAIL'}  {case['call']}   ({case['points']:g} pt)")
-        print(f"    expected: {_indent(show(case['expected']))}")
-        print(f"    received: {_indent(error or show(received))}")
+        verdict = "✓ pass" if passed else "✗ TOO SLOW" if slow else "✗ FAIL"
+        print(f"{verdict}  {case['call']}   ({case['points']:g} pt)")
+        if slow:
+            print(f"    {slow}")
+        else:
+            print(f"    expected: {_indent(show(case['expected']))}")
+            print(f"    received: {_indent(error or show(received))}")
+            if not passed and error is None:
+                why = explain_difference(case["expected"], received)
+                print("    why:      " + why.replace("\n", "\n              "))
         if timing and passed:
             print(f"    time: {timing}")
-        if not passed and case.get("hint"):
-            print(f"    hint: {case['hint']}")
+        # A function not written yet is its own problem, whatever it calls (as on the feedback page).
+        blame = cause if cause and not (error or "").startswith("NotImplementedError") else None
+        if not passed and (blame or case.get("hint")):
+            print(f"    hint: {fix_first(blame) if blame else case['hint']}")
+    function = cases[0]["call"].split("(")[0] if cases else ""
+    _CHECKED[function] = (earned, total)
     print(f"{earned:g} / {total:g} points from these public checks")
+
+
+def check_total(public, hidden_points=0.0):
+    """The grand total of every check cell run so far; `public` maps function -> its public points."""
+    earned = 0.0
+    for function, points in public.items():
+        if function in _CHECKED:
+            earned += _CHECKED[function][0]
+            print(f"{function}: {_CHECKED[function][0]:g} / {points:g}")
+        else:
+            print(f"{function}: not checked yet (run its check cell) / {points:g}")
+    print(f"Total: {earned:g} / {sum(public.values()):g} points from the public checks"
+          + (f"; the grader adds hidden checks worth {hidden_points:g} more" if hidden_points else ""))
 
 
 def _indent(text):

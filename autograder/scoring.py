@@ -31,13 +31,13 @@ def score_case(case, expected, outcome, baseline_seconds=None):
     if outcome.status == "ok":
         received = runtime.show(outcome.value)
         if not runtime.compare(expected, outcome.value, case.compare, case.options):
-            status, message = "failed", _why(expected, outcome.value)
+            status, message = "failed", runtime.explain_difference(expected, outcome.value)
         elif baseline_seconds is not None and not runtime.timed_well(
                 outcome.seconds, baseline_seconds, case.options):
+            # Still "failed" (exports and statuses know no other), but the message
+            # starts "too slow:", which every page labels as such.
             status = "failed"
-            message = (f"right answer, but it took {outcome.seconds:.3g} s; it must be at least "
-                       f"{case.options.get('speedup', 1):g} times faster than "
-                       f"{case.options['baseline']} ({baseline_seconds:.3g} s)")
+            message = runtime.too_slow_message(outcome.seconds, baseline_seconds, case.options)
         else:
             earned, status = case.points, "passed"
     return CaseResult(
@@ -46,20 +46,6 @@ def score_case(case, expected, outcome, baseline_seconds=None):
         max_points=case.points, status=status, message=message, received=received,
         traceback=outcome.traceback, seconds=round(outcome.seconds, 4),
     )
-
-
-def _why(expected, received):
-    if type(received) is dict and runtime.OPAQUE in received:
-        return f"returned an object of type {received[runtime.OPAQUE]}, not a plain value"
-    if type(expected) is not type(received) and not (
-            type(expected) in (int, float) and type(received) in (int, float)):
-        return f"expected a {_kind(expected)}, got a {_kind(received)}"
-    return "wrong value"
-
-
-def _kind(plain):
-    names = {bool: "bool", int: "number", float: "number", str: "string", list: "list", type(None): "None"}
-    return names.get(type(plain), "other value")
 
 
 def total(results):

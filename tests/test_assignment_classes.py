@@ -163,7 +163,7 @@ def test_student_notebook_needs_only_numpy_and_sympy(student):
 
 def test_a_check_cell_follows_each_tested_function(assignment, student):
     functions = list(dict.fromkeys(c.function for c in assignment.public_cases))
-    checks = [c for c in student.cells if "public-check" in tags(c)]
+    checks = [c for c in student.cells if "public-check" in tags(c) and c.id != "check-total"]
     assert len(checks) == len(functions)
     for function in functions:
         index = next(i for i, c in enumerate(student.cells)
@@ -190,13 +190,19 @@ def test_untouched_student_notebook_runs_to_the_end(assignment, student, colab_l
     text = "\n".join(outputs(c) for c in code)
     for problem in ("NameError", "ImportError", "ModuleNotFoundError", "SyntaxError"):
         assert problem not in text
-    checks = [c for c in code if "public-check" in tags(c)]
+    checks = [c for c in code if "public-check" in tags(c) and c.id != "check-total"]
     for cell in checks:
         assert "✗ FAIL" in outputs(cell) and "✓ pass" not in outputs(cell)
         assert "NotImplementedError" in outputs(cell)
     public = round(sum(c.points for c in assignment.public_cases), 6)
     total = sum(float(m) for m in re.findall(r"0 / ([\d.]+) points from these public checks", text))
     assert total == pytest.approx(public)
+    assert code[-1].id == "check-total"                 # the last cell adds every check cell up
+    hidden = round(sum(c.points for c in assignment.hidden_cases), 6)
+    assert f"Total: 0 / {public:g} points from the public checks; the grader adds hidden checks worth " \
+           f"{hidden:g} more" in outputs(code[-1])
+    helpers = next(c for c in code if "autograder-runtime" in tags(c))
+    assert helpers.metadata["jupyter"]["source_hidden"] and helpers.metadata["cellView"] == "form"
 
 
 def test_solved_student_notebook_passes_every_public_check(assignment, colab_like_kernel, monkeypatch, tmp_path):
@@ -205,6 +211,8 @@ def test_solved_student_notebook_passes_every_public_check(assignment, colab_lik
     text = "\n".join(outputs(c) for c in code_cells(alice))
     assert "✗" not in text
     assert text.count("✓ pass") == len(assignment.public_cases)
+    public = round(sum(c.points for c in assignment.public_cases), 6)
+    assert f"Total: {public:g} / {public:g} points from the public checks" in outputs(code_cells(alice)[-1])
 
 
 # --- public_rubric.xlsx ------------------------------------------------------------

@@ -109,9 +109,20 @@ def test_reference_solutions_and_first_solutions_match(lines_assignment, expecte
 
 def test_the_solvers_board_is_a_solution_both_ways(lines_assignment, expected):
     eights = answers(lines_assignment, expected, "solutions")[8]
-    assert [2, 5, 7, 1, 3, 0, 6, 4] in eights          # as the notebook reads it
-    assert [5, 3, 0, 4, 7, 1, 6, 2] in eights          # the solver's own board, column by column
+    assert [2, 4, 7, 3, 0, 6, 1, 5] in eights          # the nqueens command's board, column by column
+    assert [4, 6, 0, 3, 1, 7, 5, 2] in eights          # the same board read row by row
     assert expected["is_valid([2, 5, 7, 1, 3, 0, 6, 4])"] is True
+
+
+def test_the_notebook_shows_the_board_the_nqueens_command_prints(lines_assignment):
+    from click.testing import CliRunner
+
+    from nqueens.cli import main
+
+    printed = CliRunner().invoke(main, ["solve", "8", "--no-three-in-line"]).output.strip()
+    text = "\n".join(c.source for c in nbformat.read(lines_assignment.solution_path, as_version=4).cells
+                     if c.cell_type == "markdown")
+    assert f"```\n{printed}\n```" in text and "nqueens solve 8 --no-three-in-line" in text
 
 
 def test_the_notebook_text_counts_are_the_references(lines_assignment, reference_counts):

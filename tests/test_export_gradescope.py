@@ -194,3 +194,19 @@ def test_a_cheater_gets_nothing_as_root_without_cap_sys_admin(zip_path, tmp_path
         assert data["score"] > 2, data
     else:
         assert data["score"] == 0, data
+
+
+def test_a_hidden_failure_shows_result_words_only():
+    """A hidden case's message may hold its expected lines (a string's diff) or echo its input: never shown."""
+    from autograder.scoring import CaseResult
+
+    message = "only whitespace differs: your string ends with a newline (\\n) the expected one does not have\n" \
+              "line 5: expected '3|-|-|*|-|'\n        received '3|-|-|*|-|\\n'"
+    hidden = CaseResult(name="hidden: x", function="board2str", hidden=True, description="x", call="board2str([9])",
+                        points=0.0, max_points=0.1, status="failed", message=message, received="SECRET",
+                        traceback="", seconds=0.0)
+    output = gradescope._case_output(hidden, "a hint", False)
+    assert output == "✗ wrong answer: only whitespace differs: your string ends with a newline (\\n) the expected " \
+                     "one does not have"
+    error = CaseResult(**{**hidden.__dict__, "status": "error", "message": "ValueError: 4 is not in [3, 1, 4]"})
+    assert gradescope._case_output(error, "", False) == "✗ raised an error (ValueError)"

@@ -1,6 +1,7 @@
 # --- Case checks for other grading engines (otter-grader, nbgrader) ---------
 # Appended by `autograder export` after the comparison rules above (it uses
 # their public functions only: to_plain, compare, best_time, timed_well, show,
+# explain_difference, too_slow_message,
 # and imports what else it needs itself).  One call:
 #
 #     check("f([0, 2, 0])", False)
@@ -102,9 +103,7 @@ def check(call, expected, how="equal", options=None, timeout=None, hint="", labe
         if how == "faster_than":
             _, baseline = _run(options["baseline"], namespace, 10 * (timeout or 0) or None, repeat)
             if not timed_well(seconds, baseline, options):
-                problem = (f"right answer, but it took {seconds:.3g} s; it must be at least "
-                           f"{options.get('speedup', 1):g} times faster than {options['baseline']} "
-                           f"({baseline:.3g} s)")
+                problem = too_slow_message(seconds, baseline, options)
     except CaseFailed as error:
         raise CaseFailed(f"{label}: {error}") from None
     except CaseTimeout as error:
@@ -114,6 +113,7 @@ def check(call, expected, how="equal", options=None, timeout=None, hint="", labe
     except BaseException as error:  # noqa: BLE001 - SystemExit too: the student's bug
         raise CaseFailed(f"{label}: {type(error).__name__}: {error}") from None
     if not compare(expected, received, how, options):
-        problem = f"expected {show(expected)}, received {show(received)}"
+        problem = (f"expected {show(expected)}, received {show(received)}\n"
+                   + explain_difference(expected, received))
     if problem is not None:
         raise CaseFailed(f"{label}: {problem}" + (f"\nhint: {hint}" if hint else ""))

@@ -26,6 +26,7 @@ import stat
 import zipfile
 from pathlib import Path
 
+from ..feedback import explain
 from . import results as results_module
 
 DEFAULT_ROOT = "/autograder"
@@ -203,14 +204,17 @@ def _test(name, score, max_score, output, hidden, passed):
 def _case_output(case, hint, passed):
     if passed:
         return "✓ pass" if case.hidden else f"✓ pass\nreceived: {case.received}"
+    if case.hidden:
+        # The words the feedback pages use: a hidden case's message can hold its
+        # expected lines (a string's line diff) or echo its input.
+        return f"✗ {explain.hidden_result(case.status, case.message)}"
     lines = [f"✗ {case.status}: {case.message}".rstrip(": ")]
-    if not case.hidden:
-        if case.received:
-            lines.append(f"received: {case.received}")
-        if case.traceback:
-            lines.append(case.traceback.rstrip())
-        if hint:
-            lines.append(f"hint: {hint}")
+    if case.received:
+        lines.append(f"received: {case.received}")
+    if case.traceback:
+        lines.append(case.traceback.rstrip())
+    if hint:
+        lines.append(f"hint: {hint}")
     return "\n".join(lines)
 
 

@@ -55,6 +55,9 @@ CASE_STATUS = {
 
 CASE_ADVICE = {
     "failed": "Your function returned a value, but not the expected one.",
+    "slow": "Your function returned the right answer, but too slowly: it must beat the baseline by the factor "
+            "shown. Look for work done again and again that could be done once, or a search that could stop "
+            "earlier.",
     "error": "Your function raised an error instead of returning a value.",
     "timeout": "No answer came back within the time limit: the function loops forever or does far too much "
                "work.",
@@ -86,7 +89,11 @@ EXCEPTIONS = {
 }
 
 _EXCEPTION_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::|$)")
-_SAFE_FAILED = re.compile(r"^(wrong value|expected an? [a-z ]+, got an? [a-z ]+)$")
+# The fixed first lines of runtime.explain_difference, which name no value: safe for a hidden case.
+_SAFE_FAILED = re.compile(r"^(wrong value|wrong value: the strings differ"
+                          r"|wrong value: the right items, in another order"
+                          r"|expected an? [a-z ]+, got (an? [a-z ]+|None)|only whitespace differs[a-z :,()\\]*)$")
+SLOW = "too slow"
 
 
 def submission_problem(status, message=""):
@@ -95,8 +102,8 @@ def submission_problem(status, message=""):
         return SUBMISSION_STATUS[status]
     if status == "graded" and "cell" in (message or ""):
         return ("Some notebook cells raised an error or were stopped when your notebook was run top to bottom.",
-                "A check that needs what such a cell defines then fails too. In Colab use Runtime → Restart and "
-                "run all, and fix the first cell that fails.")
+                "A check that needs what such a cell defines then fails too. In Colab use Runtime → Restart "
+                "session and run all, and fix the first cell that fails.")
     if status and status != "graded":
         return (f"Your hand-in could not be graded normally ({status}).",
                 "Ask your TA what went wrong.")
@@ -117,7 +124,14 @@ def error_words(message):
     return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} while running this check.")
 
 
-def case_result(status):
+def is_slow(status, message):
+    """A right answer that came too slowly (compare = "faster_than"): status failed, message "too slow: ..."."""
+    return status == "failed" and (message or "").startswith(("too slow", "right answer, but"))
+
+
+def case_result(status, message=""):
+    if is_slow(status, message):
+        return SLOW
     return CASE_STATUS.get(status, status or "not run")
 
 
@@ -133,11 +147,12 @@ def failure_summary(status, message, hidden):
     if status in ("timeout", "memory", "crashed", "not-run"):
         return case_result(status)
     if status == "failed":
-        if message.startswith("right answer, but"):
-            return "right answer, but too slow"
-        if not message or (hidden and not _SAFE_FAILED.match(message)):
+        if is_slow(status, message):
+            return SLOW
+        first = message.splitlines()[0] if message else ""
+        if not first or (hidden and not _SAFE_FAILED.match(first)):
             return "wrong value"
-        return message
+        return first
     if status == "error" and hidden:
         name = exception_name(message)
         return f"{name} (message not shown: hidden case)" if name else "an error (message not shown: hidden case)"
@@ -146,14 +161,34 @@ def failure_summary(status, message, hidden):
 
 def hidden_result(status, message):
     """The only words about a hidden case's result that students get (see failure_summary)."""
-    words = case_result(status)
+    words = case_result(status, message)
     if status == "error":
         name = exception_name(message)
         return f"{words} ({name})" if name else words
     if status == "failed":
         detail = failure_summary(status, message, hidden=True)
-        return words if detail == "wrong value" else f"{words}: {detail}"
+        return words if detail in ("wrong value", words) else f"{words}: {detail}"
     return words
+
+
+_LAST_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.*))?',
+                         re.M)
+
+
+def timeout_location(message, traceback):
+    """'stopped after 2 s in `is_solved`, line 6 (`while i < n:`)' from a timed-out case's student frames.
+
+    The worker keeps the student's frames at the moment it interrupts a case;
+    the last one is where the code was stuck.  None when there are none.
+    """
+    frames = list(_LAST_FRAME.finditer(traceback or ""))
+    if not frames:
+        return None
+    last = frames[-1]
+    seconds = re.search(r"within ([0-9.]+ ?s)", message or "")
+    code = (last.group("code") or "").strip()
+    where = f"in `{last.group('function')}`, line {last.group('line')}" + (f" (`{code}`)" if code else "")
+    return f"stopped after {seconds.group(1) if seconds else 'the time limit'} {where}"
 
 
 def short_traceback(text, frames=3):

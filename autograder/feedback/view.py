@@ -13,6 +13,7 @@ from datetime import datetime
 
 from .. import runtime
 from . import explain
+from .. import call_graph
 from ..gradebook.read import CaseRow
 
 
@@ -32,10 +33,10 @@ def _when(iso):
 
 def _note_repeat(item, earlier):
     """A failure that repeats an earlier one word for word says so instead of repeating it all."""
-    same = ("status", "message", "traceback", "advice")
+    same = ("status", "message", "why", "traceback", "advice")
     for other in earlier:
         if not other["passed"] and not other.get("same_as") and all(other[k] == item[k] for k in same) \
-                and (item["message"] or item["traceback"]):
+                and (item["message"] or item["traceback"]) and item["status"] != "failed":
             item["same_as"] = other["call"]
             return
     item["same_as"] = ""
@@ -49,41 +50,87 @@ def _not_run(assignment):
             for i, c in enumerate(assignment.cases)]
 
 
+def notebook_link(submission, assignment, course):
+    """(Colab URL, what it opens): the student's own file for a GitHub Classroom clone, else the template.
+
+    A Classroom hand-in's source is `<assignment id>-<user>/<path>` (maybe after
+    `zip name:`); its repository lives under the course repository's owner.
+    """
+    parts = submission.source.rsplit(":", 1)[-1].split("/")
+    if len(parts) >= 2 and parts[0].startswith(f"{assignment.id}-") and parts[-1].endswith(".ipynb"):
+        owner = course.repository.removeprefix("https://github.com/").strip("/").split("/")[0]
+        url = f"https://colab.research.google.com/github/{owner}/{parts[0]}/blob/main/{'/'.join(parts[1:])}"
+        return url, "Open your notebook from your repository in Colab"
+    return (course.colab_url(f"assignments/{assignment.id}/{assignment.notebook}"),
+            "Open the original assignment in Colab (a fresh copy, not the notebook you handed in)")
+
+
+def _public_item(row, case, expected, callers_of_cause):
+    call = row.call or (case.call.text if case else row.name)
+    shown_expected = runtime.show(expected[row.name]) if row.name in expected else None
+    slow = explain.is_slow(row.status, row.message)
+    item = dict(passed=row.status == "passed", status="slow" if slow else row.status or "not-run", call=call,
+                result=explain.case_result(row.status, row.message),
+                expected=shown_expected, received=row.received if row.status in ("passed", "failed") else "",
+                advice="", message="", why="", diff="", error_words="", traceback="", hint="", same_as="")
+    if row.status == "not-run":
+        item["expected"] = None
+    elif row.status != "passed":
+        item["advice"] = explain.CASE_ADVICE.get("slow" if slow else row.status, "")
+        item["hint"] = case.hint if case is not None else ""
+        cause = callers_of_cause.get(row.function)
+        if cause:
+            # The case's own hint would send the student to the wrong function.
+            item["hint"] = runtime.fix_first(cause)
+        if slow:
+            item["expected"], item["received"], item["why"] = None, "", row.message
+        elif row.status == "failed" and row.message and row.message != "wrong value":
+            # runtime.explain_difference: a sentence, then (strings) the lines that differ
+            item["why"], _, item["diff"] = row.message.partition("\n")
+        elif row.status in ("error", "memory"):
+            item["message"] = row.message
+            item["error_words"] = explain.error_words(row.message)
+            item["traceback"] = explain.short_traceback(row.traceback)
+        elif row.status == "timeout":
+            item["message"] = explain.timeout_location(row.message, row.traceback) or row.message
+            item["traceback"] = explain.short_traceback(row.traceback)
+        elif row.status == "crashed":
+            item["message"] = row.message
+    return item
+
+
 def student_view(submission, assignment, expected, course):
     cases_by_name = {c.name: c for c in assignment.cases}
+    rows = submission.cases or _not_run(assignment)
+    causes = call_graph.root_causes(rows, call_graph.function_uses(assignment))
+    callers_of_cause = {}
+    for function, _, _, callers in causes:
+        for caller in callers:
+            callers_of_cause.setdefault(caller, function)
     public, hidden = [], []
-    for row in submission.cases or _not_run(assignment):
+    for row in rows:
         case = cases_by_name.get(row.name)
-        is_hidden = row.hidden or (case is not None and case.hidden)
-        common = dict(points=_number(row.points), max_points=_number(row.max_points),
-                      passed=row.status == "passed", status=row.status or "not-run")
-        if is_hidden:
+        points = dict(points=_number(row.points), max_points=_number(row.max_points))
+        if row.hidden or (case is not None and case.hidden):
             description = row.description or (case.description if case else "") or "a hidden check"
-            hidden.append(dict(common, description=description,
-                               result=explain.hidden_result(row.status, row.message)))
+            slow = explain.is_slow(row.status, row.message)
+            hidden.append(dict(points, passed=row.status == "passed",
+                               status="slow" if slow else row.status or "not-run",
+                               description=description, result=explain.hidden_result(row.status, row.message)))
             continue
-        call = row.call or (case.call.text if case else row.name)
-        shown_expected = runtime.show(expected[row.name]) if row.name in expected else None
-        item = dict(common, call=call, result=explain.case_result(row.status),
-                    expected=shown_expected, received=row.received if row.status in ("passed", "failed") else "",
-                    advice="", message="", error_words="", traceback="", hint="", same_as="")
-        if row.status == "not-run":
-            item["expected"] = None
-        elif row.status != "passed":
-            item["advice"] = explain.CASE_ADVICE.get(row.status, "")
-            item["hint"] = case.hint if case is not None else ""
-            if row.status == "error" or row.status == "memory":
-                item["message"] = row.message
-                item["error_words"] = explain.error_words(row.message)
-                item["traceback"] = explain.short_traceback(row.traceback)
-            elif row.status == "failed" and row.message and row.message != "wrong value":
-                item["message"] = row.message
-            elif row.status in ("timeout", "crashed"):
-                item["message"] = row.message
+        item = dict(points, **_public_item(row, case, expected, callers_of_cause))
+        if submission.cell_errors and explain.exception_name(item["message"]) == "NameError":
+            item["error_words"] += (" A cell of your notebook failed (see the top of this page): "
+                                    "the name is probably defined or imported there.")
+        if not item["passed"] and item["status"] != "not-run":
             _note_repeat(item, public)
         public.append(item)
     problem = explain.submission_problem(submission.status, submission.message)
-    notebook = f"assignments/{assignment.id}/{assignment.notebook}"
+    cell_errors = [dict(cell=e.cell, source=e.source, error=e.error, words=explain.error_words(e.error))
+                   for e in submission.cell_errors]
+    if cell_errors and problem and submission.status == "graded":
+        problem = None      # the failing cells, shown by name, say it better
+    colab_url, colab_note = notebook_link(submission, assignment, course)
     return dict(
         student=submission.display_name,
         assignment_id=assignment.id,
@@ -95,6 +142,8 @@ def student_view(submission, assignment, expected, course):
         status=submission.status,
         problem=dict(what=problem[0], action=problem[1]) if problem else None,
         detail=submission.message if submission.status not in ("graded",) else "",
+        cell_errors=cell_errors,
+        causes=[call_graph.sentence(f, n, total) for f, n, total, _ in causes],
         source=submission.source,
         submitted_at=_when(submission.submitted_at),
         late=submission.late_note if submission.late else "",      # what lateness cost, when it was late
@@ -106,5 +155,6 @@ def student_view(submission, assignment, expected, course):
         hidden_max=_number(sum(float(c["max_points"]) for c in hidden)),
         passed_count=sum(c["passed"] for c in public + hidden),
         case_count=len(public) + len(hidden),
-        colab_url=course.colab_url(notebook),
+        colab_url=colab_url,
+        colab_note=colab_note,
     )

@@ -51,10 +51,18 @@ class SubmissionRow:
     penalty: float = 0.0        # points the late policy took off (score is after it)
     late_note: str = ""         # what was decided about lateness, in plain words
     raw_score: float | None = None
+    cell_errors: tuple = field(default=())   # CellError, in the order the cells ran
 
     @property
     def display_name(self):
         return self.name or self.student
+
+
+@dataclass(frozen=True)
+class CellError:
+    cell: int          # 1-based number among the notebook's code cells
+    source: str        # its first lines
+    error: str
 
 
 def _optional(db, *columns):
@@ -116,9 +124,13 @@ def load_submissions(out_dir, assignment_id):
             f"{_optional(db, 'name', 'email', 'late', 'penalty', 'late_note', 'raw_score')} "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment_id,)).fetchall()
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         result = []
         for (sid, student, assignment, source, submitted_at, score, max_score, status, message, seconds,
              student_seconds, handins, name, email, late, penalty, late_note, raw_score) in rows:
+            cell_errors = tuple(CellError(cell=r[0] or 0, source=r[1] or "", error=r[2] or "") for r in db.execute(
+                "SELECT cell, source, error FROM cell_errors WHERE submission_id = ? ORDER BY position",
+                (sid,))) if "cell_errors" in tables else ()
             cases = tuple(
                 CaseRow(position=r[0], name=r[1] or "", function=r[2] or "", hidden=bool(r[3]),
                         description=r[4] or "", call=None if r[3] else r[5], points=r[6] or 0.0,
@@ -133,7 +145,8 @@ def load_submissions(out_dir, assignment_id):
                 score=score or 0.0, max_score=max_score or 0.0, status=status or "", message=message or "",
                 seconds=seconds or 0.0, student_seconds=student_seconds or 0.0, handins=handins, cases=cases,
                 name=name or student, email=email or "", late=None if late is None else bool(late),
-                penalty=penalty or 0.0, late_note=late_note or "", raw_score=raw_score))
+                penalty=penalty or 0.0, late_note=late_note or "", raw_score=raw_score,
+                cell_errors=cell_errors))
         return result
     finally:
         db.close()

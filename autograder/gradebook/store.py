@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS case_results (
     points REAL, max_points REAL, status TEXT, message TEXT, received TEXT,
     traceback TEXT, seconds REAL,
     PRIMARY KEY (submission_id, position));
+-- A notebook cell that raised an error or was stopped while the hand-in ran
+-- (added later: CREATE IF NOT EXISTS gives old gradebooks the table too).
+CREATE TABLE IF NOT EXISTS cell_errors (
+    submission_id INTEGER REFERENCES submissions(id) ON DELETE CASCADE, position INTEGER,
+    cell INTEGER,   -- 1-based number among the notebook's code cells
+    source TEXT,    -- its first lines
+    error TEXT,
+    PRIMARY KEY (submission_id, position));
 CREATE INDEX IF NOT EXISTS submissions_by_student ON submissions (assignment, student);
 """
 
@@ -151,6 +159,10 @@ class Gradebook:
                   None if c.hidden else c.call, c.points, c.max_points, c.status, c.message,
                   c.received, c.traceback, c.seconds)
                  for position, c in enumerate(result.cases)])
+            self.db.executemany(
+                "INSERT INTO cell_errors VALUES (?, ?, ?, ?, ?)",
+                [(submission_id, position, e["cell"], e["source"], e["error"])
+                 for position, e in enumerate(result.cell_errors)])
             self._recount(result.assignment, handin.student)
         return submission_id
 

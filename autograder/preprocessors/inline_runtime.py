@@ -31,4 +31,6 @@ def inline_runtime(notebook, context):
                          f"tagged {TAG!r} (it has {len(cells)})")
     cells[0].source = runtime_source().rstrip("\n")
     cells[0].metadata.setdefault("cellView", "form")  # Colab shows it folded
+    # JupyterLab and VS Code show it collapsed too, instead of a wall of code.
+    cells[0].metadata.setdefault("jupyter", {})["source_hidden"] = True
     return notebook

@@ -20,10 +20,11 @@ from autograder import runtime
 from autograder.assignment import load_assignment
 from autograder.cli import main
 from autograder.course import load_course
+from autograder.engine.runner import CallOutcome
 from autograder.gradebook import Gradebook
 from autograder.grading import SubmissionResult
 from autograder.intake import Handin
-from autograder.scoring import CaseResult
+from autograder.scoring import CaseResult, score_case
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
@@ -64,11 +65,19 @@ def nqueens():
 
 
 def case_results(assignment, expected, overrides=None):
-    """Every case passed, except `overrides`: {case name: dict(status=..., message=..., received=..., traceback=...)}."""
+    """Every case passed, except `overrides`: {case name: dict(status=..., message=..., received=..., traceback=...)}.
+
+    An override dict(value=<plain value>, seconds=..., baseline_seconds=...) is scored by
+    autograder.scoring as the grader would score that returned value.
+    """
     overrides = overrides or {}
     results = []
     for case in assignment.cases:
         change = overrides.get(case.name, {})
+        if "value" in change:
+            outcome = CallOutcome("ok", value=change["value"], seconds=change.get("seconds", 0.01))
+            results.append(score_case(case, expected[case.name], outcome, change.get("baseline_seconds")))
+            continue
         status = change.get("status", "passed")
         received = change.get("received", runtime.show(expected[case.name]) if status in ("passed", "failed") else "")
         results.append(CaseResult(
@@ -81,7 +90,7 @@ def case_results(assignment, expected, overrides=None):
 
 def fake_gradebook(out, students, assignment=None, expected=None):
     """`students`: [dict(student=..., source=..., status="graded", message="", cases=overrides or None,
-    no_cases=False, seconds=1.0)]."""
+    no_cases=False, seconds=1.0, cell_errors=[{"cell": 2, "source": ..., "error": ...}])]."""
     if assignment is None:
         _, assignment = nqueens()
     expected = expected or assignment.load_expected()
@@ -98,6 +107,7 @@ def fake_gradebook(out, students, assignment=None, expected=None):
             student=spec["student"], assignment=assignment.id, path=source,
             score=round(sum(c.points for c in cases), 4), max_score=assignment.max_score,
             status=spec.get("status", "graded"), message=spec.get("message", ""), cases=cases,
+            cell_errors=spec.get("cell_errors", []),
             seconds=spec.get("seconds", 1.0), student_seconds=spec.get("seconds", 1.0) / 2)
         gradebook.record(run_id, handin, result, "test-key")
     gradebook.finish_run(run_id)
