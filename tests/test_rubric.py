@@ -22,7 +22,7 @@ def test_rubric_has_exactly_the_public_cases(course, nqueens, nqueens_expected):
     assert body[4][2] == nqueens_expected["board2str([0, 4, 7, 5, 2, 6, 1, 3])"]
 
     assert hidden[0] == "hidden cases"
-    assert hidden[1] == "8 cases, not shown"
+    assert hidden[1] == f"{len(nqueens.hidden_cases)} cases, not shown"
     assert hidden[2] in (None, "") and hidden[3] == 0.8
     assert total[0] == "Total" and total[3] == 5
 

@@ -153,7 +153,7 @@ STUDENTS = {
     # is_solved never returns once no adjacent pair is on a diagonal: the True cases
     # and every count but n = 2 time out.  Left: get_n 0.2, board2str 0.5 + 0.2 hidden,
     # range(15) 0.75, count_solutions(2) 0.25, the two False hidden cases 0.2,
-    # the hidden get_n([1, 3, 0, 2]) 0.05: 2.15
+    # the hidden get_n([2, 4, 1, 3, 0]) 0.05: 2.15
     "ivan": ({**CORRECT, "is-solved": IS_SOLVED_LOOPS_FOREVER}, None),
     # the untouched student notebook: 0
     "judy": ({}, None),
