@@ -27,7 +27,7 @@ from .gradebook.store import late_word
 from .intake import IntakeError, IntakeOptions, collect
 from .engine.isolation import HIDES, LAYERS, MAX_SLOTS
 from .engine.sandbox import Limits, Sandbox, SandboxError
-from .engine.scheduler import grade_all
+from .engine.scheduler import grade_all, grader_error
 
 console = Console(stderr=True)
 
@@ -161,7 +161,11 @@ def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout
                                     started=progress.started)
                 try:
                     for handin, result in results:
-                        gradebook.record(run_id, handin, result, key)
+                        try:
+                            gradebook.record(run_id, handin, result, key)
+                        except Exception as error:  # noqa: BLE001 - the row still gets written, saying why
+                            result = grader_error(assignment, handin, error)
+                            gradebook.record(run_id, handin, result, key)
                         graded += 1
                         progress.finished(handin, result)
                 finally:

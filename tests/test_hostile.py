@@ -96,7 +96,7 @@ def test_the_sandbox_hides_the_course_and_the_network():
             "try:\n    open('/usr/x', 'w')\n    raise SystemError('wrote to /usr')\nexcept OSError:\n    pass\n"
             "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
             "    raise SystemError('network')\nexcept OSError:\n    pass\n")
-        reply = worker.request({"op": "cell", "code": probe}, 10)
+        reply = worker.run_cell(probe, 10)
         assert reply["ok"], reply
     finally:
         worker.close()

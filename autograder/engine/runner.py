@@ -1,19 +1,21 @@
 """Run a notebook's code and a list of calls in a sandbox, whatever the code does.
 
 Cells run top to bottom with errors allowed, as "Run all" would with
-`allow_errors`.  A cell or call that runs past its time limit is interrupted;
-if the worker will not yield, or dies, a fresh worker re-runs the cells,
-skipping the ones that hung or killed it, and grading goes on with the next
-call.  A whole hand-in also has a time budget.  Outcomes are plain data;
-nothing here knows expected values.
+`allow_errors`.  Then the worker forks a case runner from its post-cells
+state, and the calls run there one after another.  Every case gets its own
+try: a call that kills or hangs the runner costs a fork of a new one, not a
+re-run of the notebook.  Only when the worker itself stops cooperating (its
+code is the student's: cells can patch it) or a cell hangs or kills it does
+a fresh worker re-run the cells, skipping the ones that hung or killed it.
+Limits are CPU seconds; a whole hand-in also has a wall-clock budget, and
+nothing else bounds the tries.  Outcomes are plain data; nothing here knows
+expected values.
 """
 
 import time
 from dataclasses import dataclass, field
 
-from .sandbox import WorkerDied, WorkerTimeout
-
-MAX_RESTARTS = 3
+from .sandbox import CaseCrashed, WorkerDied, WorkerTimeout
 
 
 @dataclass
@@ -30,9 +32,10 @@ class RunOutcome:
     calls: list
     cell_errors: list = field(default_factory=list)    # (cell index, message)
     cells_skipped: list = field(default_factory=list)  # cells that hung or killed the worker
-    restarts: int = 0
+    restarts: int = 0             # workers replaced (the cells re-run)
     seconds: float = 0.0          # wall time of the whole run, as the grader saw it
     student_seconds: float = 0.0  # time the student's code ran, as the worker measured it
+    runners: int = 0              # case runners forked: one, plus one per case that crashed or hung
 
 
 def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, until=None):
@@ -46,7 +49,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     started = time.monotonic()
     deadline = started + budget
     skipped, cell_errors, outcomes = set(), [], []
-    restarts, worker = 0, None
+    restarts, runners, worker = 0, 0, None
     spent = [0.0]  # student time, added up by _run_cells and _call
     try:
         while len(outcomes) < len(calls):
@@ -54,12 +57,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
                 outcomes += [CallOutcome("timeout", message=f"not run: the hand-in used up its {budget:g} s")
                              for _ in range(len(calls) - len(outcomes))]
                 break
-            if worker is None:
-                if restarts > MAX_RESTARTS:
-                    message = "the notebook kept crashing its worker; no further cases were run"
-                    outcomes += [CallOutcome("crashed", message=message)
-                                 for _ in range(len(calls) - len(outcomes))]
-                    break
+            if worker is None:  # every restart skips one more cell or follows a case: no count is needed
                 worker = sandbox.worker(slot)
                 cell_errors = _run_cells(worker, cells, skipped, cell_timeout, deadline, spent)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
@@ -71,15 +69,17 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
             outcome, alive = _call(worker, calls[index], limit, spent)
             outcomes.append(outcome)
             if not alive:
+                runners += worker.runners_started
                 worker.close()
                 worker, restarts = None, restarts + 1
             if until is not None and until(index, outcome):
                 break
     finally:
         if worker is not None:
+            runners += worker.runners_started
             worker.close()
     return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts, time.monotonic() - started,
-                      spent[0])
+                      spent[0], runners)
 
 
 def _run_cells(worker, cells, skipped, timeout, deadline, spent):
@@ -89,15 +89,15 @@ def _run_cells(worker, cells, skipped, timeout, deadline, spent):
             continue
         limit = max(0.01, min(timeout, deadline - time.monotonic()))
         try:
-            reply = worker.request({"op": "cell", "code": code}, limit)
+            reply = worker.run_cell(code, limit)
         except (WorkerTimeout, WorkerDied):
             skipped.add(index)
             return None
-        spent[0] += reply.get("seconds", 0.0)
-        if reply.get("timed_out"):
+        spent[0] += reply["seconds"]
+        if reply["timed_out"]:
             errors.append((index, f"stopped after {limit:.3g} s (time limit)"))
         elif not reply["ok"]:
-            errors.append((index, reply["error"]))
+            errors.append((index, reply["error"] or "error"))
     return errors
 
 
@@ -112,17 +112,20 @@ def _call(worker, call, timeout, spent):
     for _ in range(call.get("repeat", 1)):
         started = time.perf_counter()
         try:
-            reply = worker.request({"op": "call", **call}, timeout)
+            reply = worker.call(call, timeout)
+        except CaseCrashed as error:
+            return CallOutcome("crashed", message=str(error), seconds=time.perf_counter() - started), True
         except WorkerTimeout:
-            return CallOutcome("timeout", message=f"no result within {timeout:.3g} s",
+            return CallOutcome("timeout", message=_too_long(timeout),
                                seconds=time.perf_counter() - started), False
         except WorkerDied as error:
             return CallOutcome("crashed", message=f"the Python process running it stopped: {error}",
                                seconds=time.perf_counter() - started), False
         seconds = time.perf_counter() - started
-        spent[0] += reply.get("seconds", 0.0)
-        if reply.get("timed_out") or reply.get("interrupted"):
-            return CallOutcome("timeout", message=f"no result within {timeout:.3g} s", seconds=seconds), True
+        spent[0] += min(reply["seconds"], seconds)
+        if reply["timed_out"]:
+            return CallOutcome("timeout", message=_too_long(timeout), traceback=reply.get("traceback", ""),
+                               seconds=seconds), True
         if not reply["ok"]:
             status = "memory" if reply["error"].startswith("MemoryError") else "error"
             return CallOutcome(status, message=reply["error"], traceback=reply.get("traceback", ""),
@@ -130,3 +133,7 @@ def _call(worker, call, timeout, spent):
         if best is None or seconds < best.seconds:
             best = CallOutcome("ok", value=reply["value"], seconds=seconds)
     return best, True
+
+
+def _too_long(limit):
+    return f"no result within {limit:.3g} s (time limit, counted in CPU time)"

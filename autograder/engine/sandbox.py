@@ -10,7 +10,6 @@ this side.  Killing a worker kills everything it started.
 import atexit
 import json
 import os
-import select
 import shutil
 import signal
 import socket
@@ -22,6 +21,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import replies
 from .isolation import LAYERS
 
 _HERE = Path(__file__).parent
@@ -201,72 +201,161 @@ class Sandbox:
 
 
 class Worker:
+    """The grader's end of one worker: cells run in it, cases in a runner it forks.
+
+    Replies are untrusted (see replies.py).  Limits are CPU seconds, judged by
+    the worker's own CPU timer and, from here, by the kernel's count of the
+    process's CPU time; a wall-clock backstop stops what uses no CPU (sleeping,
+    blocked) without counting the time it waited for a CPU, so a busy machine
+    cannot make honest code time out.
+    """
+
     def __init__(self, sandbox, pid, slot, requests_fd, replies_fd):
         self.sandbox, self.pid, self.slot = sandbox, pid, slot
-        self._requests, self._replies = requests_fd, replies_fd
-        self._buffer = b""
+        self._requests = requests_fd
+        self._lines = replies.Lines(replies_fd, sandbox.limits.max_reply_bytes)
+        self._replies = replies_fd
         self._sequence = 0
+        self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
+        self.runners_started = 0
         self.exit_status = None
         self._closed = False
 
-    def request(self, message, timeout):
-        """Send one request; return its reply, interrupting the worker at `timeout`."""
-        self._sequence += 1
-        message = {**message, "id": self._sequence}
+    def run_cell(self, code, limit):
+        """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.
+
+        Raises WorkerTimeout when it would not stop, WorkerDied when it ended or misbehaved.
+        """
         try:
-            os.write(self._requests, (json.dumps(message) + "\n").encode())
-        except BrokenPipeError:
-            raise WorkerDied(self._death()) from None
-        reply = self._read_reply(timeout)
-        if reply is None:
-            self._signal(signal.SIGINT)
-            reply = self._read_reply(_INTERRUPT_GRACE)
-            if reply is None:
-                self.close()
-                raise WorkerTimeout("no answer within the time limit, even after an interrupt")
-            reply["timed_out"] = True
-        if type(reply) is not dict or reply.get("id") != self._sequence:
-            # Something in the process wrote to the reply pipe itself.
+            reply, timed_out = self._exchange({"op": "cell", "code": code}, limit, self.pid, "cell")
+        except replies.BadReply as error:
             self.close()
-            raise WorkerDied("it wrote something other than the answer to the grader's request")
+            raise WorkerDied(str(error)) from None
+        if reply is None:
+            self.close()
+            raise WorkerTimeout("no answer within the time limit, even after an interrupt")
+        reply["timed_out"] = timed_out or reply["interrupted"]
         return reply
 
-    def _read_reply(self, timeout):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not _readable(self._replies, left):
-                return None
-            chunk = os.read(self._replies, 1 << 20)
-            if not chunk:
-                raise WorkerDied(self._death())
-            self._buffer += chunk
-            if len(self._buffer) > self.sandbox.limits.max_reply_bytes:
-                self.close()
-                raise WorkerDied("it sent back more data than the limit allows")
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            return json.loads(line)
-        except ValueError:
-            return {"id": None}
+    def call(self, call, limit):
+        """Run one encoded call in the case runner (forking one if needed).
 
-    def _signal(self, signum):
+        Returns the checked reply, with "timed_out" and "cpu_seconds".  Raises
+        CaseCrashed when the call's runner died or answered badly (the worker is
+        still fine), WorkerDied when the worker itself must be replaced.
+        """
+        if self.runner is not None and not _alive(self.runner):
+            self._stop_runner()  # it ended after its last answer: that costs no case
+        if self.runner is None:
+            self._start_runner()
+        runner = self.runner
+        before = cpu_seconds(runner)
         try:
-            os.kill(self.pid, signum)
-        except ProcessLookupError:
-            pass
+            reply, timed_out = self._exchange({"op": "call", **call}, limit, runner, "call")
+        except _RunnerEnded as ended:
+            raise CaseCrashed(f"the Python process running it stopped: {_how_it_ended(ended.status)}") from None
+        except replies.BadReply as error:
+            self._stop_runner()
+            raise CaseCrashed(f"the Python process running it sent back something that is not an answer: "
+                              f"{error}") from None
+        after = cpu_seconds(runner)
+        if reply is None:
+            self._stop_runner()
+            return {"ok": False, "timed_out": True, "error": "", "traceback": "", "seconds": 0.0,
+                    "cpu_seconds": limit}
+        used = after - before if None not in (before, after) else None
+        if used is not None and used > limit + _cpu_tolerance(limit):
+            timed_out = True  # it outran its limit but its CPU timer did not stop it: judged from here
+        reply["timed_out"] = timed_out or bool(reply.get("interrupted"))
+        reply["cpu_seconds"] = used
+        return reply
+
+    def _start_runner(self):
+        try:
+            reply, _ = self._exchange({"op": "runner"}, _RUNNER_START, self.pid, "runner")
+        except (replies.BadReply, _RunnerEnded) as error:
+            self.close()
+            raise WorkerDied(f"it did not start a case runner ({error})") from None
+        pid = reply and _child_of(self.pid, reply["pid"])
+        if not pid:
+            self.close()
+            raise WorkerDied("it did not start a case runner")
+        self.runner = pid
+        self.runners_started += 1
+
+    def _stop_runner(self):
+        """Kill the case runner; the worker must then say it ended, or it is replaced."""
+        runner, self.runner = self.runner, None
+        if runner is None:
+            return
+        _kill(runner, signal.SIGKILL)
+        deadline = time.monotonic() + _RUNNER_START
+        while True:
+            try:
+                line = self._lines.next(max(0.0, deadline - time.monotonic()))
+                if line is None:
+                    break
+                message = replies.parse(line) if line.strip() else {}
+                if "event" in message and replies.check("event", message)["event"] == "runner-ended":
+                    return
+            except replies.ChannelClosed:
+                break
+            except replies.BadReply:
+                continue  # what the runner left half-written, or a late answer: not what we wait for
+        self.close()
+        raise WorkerDied("it did not notice its case runner end")
+
+    def _exchange(self, message, limit, pid, kind):
+        """Send a request; return (checked reply or None if it never came, whether it was stopped).
+
+        `pid` is the process doing the work, watched for CPU time.  Raises
+        BadReply, _RunnerEnded (its runner ended instead of answering) and
+        WorkerDied (the worker ended).
+        """
+        self._sequence += 1
+        number = self._sequence
+        try:
+            _write_all(self._requests, (json.dumps({**message, "id": number, "limit": limit}) + "\n").encode())
+        except OSError:
+            raise WorkerDied(self._death()) from None
+        waited = _Watch(pid, limit)
+        interrupted_at = None
+        while True:
+            try:
+                line = self._lines.next(waited.next_check())
+            except replies.ChannelClosed:
+                raise WorkerDied(self._death()) from None
+            if line is None:
+                if interrupted_at is not None:
+                    if time.monotonic() - interrupted_at >= _INTERRUPT_GRACE:
+                        return None, True
+                    continue
+                verdict = waited.verdict()
+                if verdict == "evading":  # its CPU timer did not stop it: no second chance
+                    return None, True
+                if verdict == "stalled":  # sleeping or blocked: interrupt, then give it a moment
+                    _kill(pid, signal.SIGINT)
+                    interrupted_at = time.monotonic()
+                    waited.grace(_INTERRUPT_GRACE)
+                continue
+            if not line.strip():
+                continue
+            reply = replies.parse(line)
+            if "event" in reply and kind == "call":
+                event = replies.check("event", reply)
+                if event["event"] == "runner-ended":
+                    self.runner = None
+                    raise _RunnerEnded(event["status"])
+                raise replies.BadReply(f"it sent an unknown event {event['event'][:40]!r}")
+            if type(reply.get("id")) is int and reply["id"] < number:
+                continue  # the late answer to a request already given up on
+            if reply.get("id") != number:
+                raise replies.BadReply("it wrote something other than the answer to the grader's request")
+            return replies.check(kind, reply), interrupted_at is not None
 
     def _death(self):
         self.close(want_status=True)
-        status = self.exit_status
-        if status is None:
-            return "it ended"
-        if status < 0:
-            name = signal.Signals(-status).name
-            return {"SIGKILL": "it was killed (SIGKILL), often for using too much memory",
-                    "SIGXCPU": "it used up its CPU time", "SIGXFSZ": "it wrote a file larger than allowed",
-                    }.get(name, f"it was stopped by {name}")
-        return f"it exited with code {status}"
+        return _how_it_ended(self.exit_status)
 
     def close(self, want_status=False):
         """Kill the worker and everything it started; idempotent."""
@@ -276,7 +365,9 @@ class Worker:
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
-            self._signal(signal.SIGKILL)
+            _kill(self.pid, signal.SIGKILL)
+        if self.runner is not None:  # in its own process group, if student code moved it
+            _kill(self.runner, signal.SIGKILL)
         for fd in (self._requests, self._replies):
             os.close(fd)
         self.exit_status = self.sandbox._ended(self, want_status)
@@ -288,9 +379,134 @@ class Worker:
         self.close()
 
 
-def _readable(fd, timeout):
-    ready, _, _ = select.select([fd], [], [], timeout)
-    return bool(ready)
+class CaseCrashed(Exception):
+    """The case's runner died or answered badly; the worker can fork another."""
+
+
+class _RunnerEnded(Exception):
+    def __init__(self, status):
+        super().__init__(_how_it_ended(status))
+        self.status = status
+
+
+_RUNNER_START = 5.0      # seconds a worker gets to fork a runner, or to report its end
+_STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the limit ...
+_STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
+_POLL = 0.25             # how often a long call's CPU time is looked at
+
+
+def _cpu_tolerance(limit):
+    """How far past its limit a process may be seen before we stop it ourselves."""
+    return 0.1 + 0.1 * limit
+
+
+class _Watch:
+    """When to check on a process doing a request, and what its CPU time says.
+
+    "evading": it used more CPU than its limit allows, so its own timer did not stop it.
+    "stalled": it used no CPU for the backstop's time (sleeping, blocked, waiting
+    on a child), counting wall time minus the time it waited for a CPU.
+    """
+
+    def __init__(self, pid, limit):
+        self.pid, self.limit = pid, limit
+        self.started = time.monotonic()
+        self.cpu0, self.queued0 = _schedstat(pid)
+        self.backstop = limit * _STALL_FACTOR + _STALL_EXTRA
+        self.extra = 0.0
+
+    def next_check(self):
+        return min(_POLL, max(0.01, self.limit / 4))
+
+    def grace(self, seconds):
+        self.extra += seconds
+
+    def verdict(self):
+        elapsed = time.monotonic() - self.started
+        if elapsed < self.limit:
+            return None  # nothing can be wrong before the limit itself
+        cpu, queued = _schedstat(self.pid)
+        if cpu is None or self.cpu0 is None:
+            return "stalled" if elapsed >= self.backstop + self.extra else None
+        if cpu - self.cpu0 > self.limit + _cpu_tolerance(self.limit):
+            return "evading"
+        if elapsed - (queued - self.queued0) >= self.backstop + self.extra:
+            return "stalled"
+        return None
+
+
+def _schedstat(pid):
+    """(CPU seconds, seconds spent waiting for a CPU) of a process, from the kernel; None if unknown."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as handle:
+            run, wait, _ = handle.read().split()
+        return int(run) / 1e9, int(wait) / 1e9
+    except (OSError, ValueError):
+        return None, None
+
+
+def cpu_seconds(pid):
+    return _schedstat(pid)[0]
+
+
+def _child_of(parent, reported):
+    """The pid, as seen here, of `parent`'s child that calls itself `reported` (its own namespace's pid).
+
+    Never trust a pid a worker reports: it must be a child of the worker right now.
+    """
+    if type(reported) is not int or reported <= 0:
+        return None
+    try:
+        children = []
+        for task in os.listdir(f"/proc/{parent}/task"):
+            with open(f"/proc/{parent}/task/{task}/children") as handle:
+                children += [int(pid) for pid in handle.read().split()]
+        for child in children:
+            with open(f"/proc/{child}/status") as handle:
+                for line in handle:
+                    if line.startswith("NSpid:"):
+                        if int(line.split()[-1]) == reported:
+                            return child
+                        break
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _how_it_ended(status):
+    if status is None:
+        return "it ended"
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            return f"it was stopped by signal {-status}"
+        return {"SIGKILL": "it was killed (SIGKILL), often for using too much memory",
+                "SIGXCPU": "it used up its CPU time", "SIGXFSZ": "it wrote a file larger than allowed",
+                "SIGSEGV": "it crashed (SIGSEGV), often from recursion too deep for the stack",
+                }.get(name, f"it was stopped by {name}")
+    return f"it exited with code {status}"
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
+
+
+def _kill(pid, signum):
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 _shared = None
