@@ -67,12 +67,14 @@ class Lines:
         while True:
             end = self._buffer.find(b"\n", self._scanned)
             if end >= 0:
-                line = bytes(self._buffer[:end])
+                line = bytes(self._buffer[:end]) if end <= self.max_bytes else b""
                 del self._buffer[:end + 1]  # a bytearray drops its front without copying the rest
                 self._scanned = 0
                 if self._skipping:
                     self._skipping = False
                     continue
+                if end > self.max_bytes:
+                    raise ReplyTooLong(f"it sent a reply longer than {self.max_bytes} bytes")
                 return line
             self._scanned = len(self._buffer)
             if self._scanned > self.max_bytes or (self._skipping and self._buffer):

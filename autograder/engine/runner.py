@@ -47,30 +47,32 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     failing case).
     """
     started = time.monotonic()
-    deadline = started + budget
+    # The budget counts the time the hand-in's processes ran or slept, not the
+    # time they waited for a CPU (Worker.charged); the wall clock only backs it up.
+    budget_left = _Budget(budget, started + WALL_BUDGET_FACTOR * budget + WALL_BUDGET_EXTRA)
     skipped, cell_errors, outcomes = set(), [], []
     restarts, runners, worker = 0, 0, None
     spent = [0.0]  # student time, added up by _run_cells and _call
     try:
         while len(outcomes) < len(calls):
-            if time.monotonic() >= deadline:
+            if budget_left(worker) <= 0:
                 outcomes += [CallOutcome("timeout", message=f"not run: the hand-in used up its {budget:g} s")
                              for _ in range(len(calls) - len(outcomes))]
                 break
             if worker is None:  # every restart skips one more cell or follows a case: no count is needed
                 worker = sandbox.worker(slot)
-                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, deadline, spent)
+                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, budget_left, spent)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
-                    worker.close()
+                    budget_left.close(worker)
                     worker, restarts = None, restarts + 1
                     continue
             index = len(outcomes)
-            limit = max(0.01, min(timeouts[index], deadline - time.monotonic()))
+            limit = max(0.01, min(timeouts[index], budget_left(worker)))
             outcome, alive = _call(worker, calls[index], limit, spent)
             outcomes.append(outcome)
             if not alive:
                 runners += worker.runners_started
-                worker.close()
+                budget_left.close(worker)
                 worker, restarts = None, restarts + 1
             if until is not None and until(index, outcome):
                 break
@@ -82,12 +84,31 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
                       spent[0], runners)
 
 
-def _run_cells(worker, cells, skipped, timeout, deadline, spent):
+WALL_BUDGET_FACTOR, WALL_BUDGET_EXTRA = 4, 30.0
+
+
+class _Budget:
+    """Seconds left of a hand-in's budget, charged by its workers; calling it asks."""
+
+    def __init__(self, budget, wall_deadline):
+        self.budget, self.wall_deadline = budget, wall_deadline
+        self.closed = 0.0  # charged by workers already replaced
+
+    def __call__(self, worker):
+        used = self.closed + (worker.charged if worker is not None else 0.0)
+        return min(self.budget - used, self.wall_deadline - time.monotonic())
+
+    def close(self, worker):
+        worker.close()
+        self.closed += worker.charged
+
+
+def _run_cells(worker, cells, skipped, timeout, budget_left, spent):
     errors = []
     for index, code in enumerate(cells):
         if index in skipped:
             continue
-        limit = max(0.01, min(timeout, deadline - time.monotonic()))
+        limit = max(0.01, min(timeout, budget_left(worker)))
         try:
             reply = worker.run_cell(code, limit)
         except (WorkerTimeout, WorkerDied):

@@ -220,6 +220,9 @@ class Worker:
         self.runners_started = 0
         self.exit_status = None
         self._closed = False
+        # Seconds of the hand-in's budget its requests used: wall time minus the
+        # time its processes waited for a CPU, so a busy machine costs it nothing.
+        self.charged = 0.0
 
     def run_cell(self, code, limit):
         """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.
@@ -244,7 +247,7 @@ class Worker:
         CaseCrashed when the call's runner died or answered badly (the worker is
         still fine), WorkerDied when the worker itself must be replaced.
         """
-        if self.runner is not None and not _alive(self.runner):
+        if self.runner not in (None, self.pid) and not _alive(self.runner):
             self._stop_runner()  # it ended after its last answer: that costs no case
         if self.runner is None:
             self._start_runner()
@@ -255,11 +258,17 @@ class Worker:
         except _RunnerEnded as ended:
             raise CaseCrashed(f"the Python process running it stopped: {_how_it_ended(ended.status)}") from None
         except replies.BadReply as error:
+            if runner == self.pid:
+                self.close()
+                raise WorkerDied(f"it sent back something that is not an answer: {error}") from None
             self._stop_runner()
             raise CaseCrashed(f"the Python process running it sent back something that is not an answer: "
                               f"{error}") from None
         after = cpu_seconds(runner)
         if reply is None:
+            if runner == self.pid:
+                self.close()
+                raise WorkerTimeout("no answer within the time limit, even after an interrupt")
             self._stop_runner()
             return {"ok": False, "timed_out": True, "error": "", "traceback": "", "seconds": 0.0,
                     "cpu_seconds": limit}
@@ -276,6 +285,9 @@ class Worker:
         except (replies.BadReply, _RunnerEnded) as error:
             self.close()
             raise WorkerDied(f"it did not start a case runner ({error})") from None
+        if reply is not None and reply["pid"] == 0:  # it could not fork: it answers calls itself
+            self.runner = self.pid
+            return
         pid = reply and _child_of(self.pid, reply["pid"])
         if not pid:
             self.close()
@@ -319,6 +331,12 @@ class Worker:
         except OSError:
             raise WorkerDied(self._death()) from None
         waited = _Watch(pid, limit)
+        try:
+            return self._await(number, kind, pid, waited)
+        finally:
+            self.charged += waited.charge()
+
+    def _await(self, number, kind, pid, waited):
         interrupted_at = None
         while True:
             try:
@@ -366,7 +384,7 @@ class Worker:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             _kill(self.pid, signal.SIGKILL)
-        if self.runner is not None:  # in its own process group, if student code moved it
+        if self.runner not in (None, self.pid):  # in its own process group, if student code moved it
             _kill(self.runner, signal.SIGKILL)
         for fd in (self._requests, self._replies):
             os.close(fd)
@@ -414,6 +432,14 @@ class _Watch:
         self.cpu0, self.queued0 = _schedstat(pid)
         self.backstop = limit * _STALL_FACTOR + _STALL_EXTRA
         self.extra = 0.0
+
+    def charge(self):
+        """Wall seconds since the start, less those the process spent waiting for a CPU."""
+        elapsed = time.monotonic() - self.started
+        _, queued = _schedstat(self.pid)
+        if queued is None or self.queued0 is None:
+            return elapsed
+        return max(0.0, elapsed - (queued - self.queued0))
 
     def next_check(self):
         return min(_POLL, max(0.01, self.limit / 4))

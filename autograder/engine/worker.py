@@ -8,6 +8,7 @@ replies use their own pipes, one JSON object per line:
         -> {"id", "ok", "error", "interrupted", "seconds"}
     {"id", "op": "runner"}                   the worker forks a case runner from its
         -> {"id", "pid"}                     post-cells state; the runner answers
+                                             (pid 0: no fork was possible, the worker answers calls)
     {"id", "op": "call", "function", "args", "kwargs", "limit"}    the runner calls
         -> {"id", "ok", "value" | "error", "traceback", "interrupted", "seconds"}
     {"event": "runner-ended", "status"}      the worker, when its runner ends
@@ -79,7 +80,14 @@ def _fork_runner(shell, channel, request_id):
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a cell may have set SIG_IGN, which would hide its exit
     gc.freeze()  # objects made so far stay out of the runner's collections: fewer copied pages
     parent = os.getpid()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        # No process to spare (the cells used up the hand-in's process limit, say):
+        # answer the calls here; a case that crashes this process then costs a re-run.
+        channel.send({"id": request_id, "pid": 0})
+        _serve(shell, channel, runner=True)
+        return
     if pid == 0:
         try:
             ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
