@@ -10,6 +10,7 @@ this side.  Killing a worker kills everything it started.
 import atexit
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -217,12 +218,14 @@ class Worker:
         self._replies = replies_fd
         self._sequence = 0
         self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
+        self._runner_fd = None  # a pidfd for it: liveness and signals without a pid race
         self.runners_started = 0
         self.exit_status = None
         self._closed = False
         # Seconds of the hand-in's budget its requests used: wall time minus the
         # time its processes waited for a CPU, so a busy machine costs it nothing.
         self.charged = 0.0
+        self._last_cpu = None  # CPU seconds the last request used, as the kernel counted them
 
     def run_cell(self, code, limit):
         """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.
@@ -247,12 +250,11 @@ class Worker:
         CaseCrashed when the call's runner died or answered badly (the worker is
         still fine), WorkerDied when the worker itself must be replaced.
         """
-        if self.runner not in (None, self.pid) and not _alive(self.runner):
+        if self.runner not in (None, self.pid) and not _alive(self.runner, self._runner_fd):
             self._stop_runner()  # it ended after its last answer: that costs no case
         if self.runner is None:
             self._start_runner()
         runner = self.runner
-        before = cpu_seconds(runner)
         try:
             reply, timed_out = self._exchange({"op": "call", **call}, limit, runner, "call")
         except _RunnerEnded as ended:
@@ -264,7 +266,6 @@ class Worker:
             self._stop_runner()
             raise CaseCrashed(f"the Python process running it sent back something that is not an answer: "
                               f"{error}") from None
-        after = cpu_seconds(runner)
         if reply is None:
             if runner == self.pid:
                 self.close()
@@ -272,7 +273,7 @@ class Worker:
             self._stop_runner()
             return {"ok": False, "timed_out": True, "error": "", "traceback": "", "seconds": 0.0,
                     "cpu_seconds": limit}
-        used = after - before if None not in (before, after) else None
+        used = self._last_cpu
         if used is not None and used > limit + _cpu_tolerance(limit):
             timed_out = True  # it outran its limit but its CPU timer did not stop it: judged from here
         reply["timed_out"] = timed_out or bool(reply.get("interrupted"))
@@ -289,18 +290,24 @@ class Worker:
             self.runner = self.pid
             return
         pid = reply and _child_of(self.pid, reply["pid"])
-        if not pid:
+        handle = _pidfd(pid) if pid else None
+        if not pid or (handle is not None and _child_of(self.pid, reply["pid"]) != pid):
+            if handle is not None:
+                os.close(handle)
             self.close()
             raise WorkerDied("it did not start a case runner")
-        self.runner = pid
+        self.runner, self._runner_fd = pid, handle
         self.runners_started += 1
 
     def _stop_runner(self):
         """Kill the case runner; the worker must then say it ended, or it is replaced."""
         runner, self.runner = self.runner, None
+        handle, self._runner_fd = self._runner_fd, None
         if runner is None:
             return
-        _kill(runner, signal.SIGKILL)
+        _kill(runner, signal.SIGKILL, handle)
+        if handle is not None:
+            os.close(handle)
         deadline = time.monotonic() + _RUNNER_START
         while True:
             try:
@@ -334,7 +341,8 @@ class Worker:
         try:
             return self._await(number, kind, pid, waited)
         finally:
-            self.charged += waited.charge()
+            self._last_cpu, charge = waited.end()
+            self.charged += charge
 
     def _await(self, number, kind, pid, waited):
         interrupted_at = None
@@ -352,7 +360,7 @@ class Worker:
                 if verdict == "evading":  # its CPU timer did not stop it: no second chance
                     return None, True
                 if verdict == "stalled":  # sleeping or blocked: interrupt, then give it a moment
-                    _kill(pid, signal.SIGINT)
+                    _kill(pid, signal.SIGINT, self._runner_fd if pid == self.runner else None)
                     interrupted_at = time.monotonic()
                     waited.grace(_INTERRUPT_GRACE)
                 continue
@@ -385,7 +393,9 @@ class Worker:
         except (ProcessLookupError, PermissionError):
             _kill(self.pid, signal.SIGKILL)
         if self.runner not in (None, self.pid):  # in its own process group, if student code moved it
-            _kill(self.runner, signal.SIGKILL)
+            _kill(self.runner, signal.SIGKILL, self._runner_fd)
+        if self._runner_fd is not None:
+            os.close(self._runner_fd)
         for fd in (self._requests, self._replies):
             os.close(fd)
         self.exit_status = self.sandbox._ended(self, want_status)
@@ -424,22 +434,19 @@ class _Watch:
     "evading": it used more CPU than its limit allows, so its own timer did not stop it.
     "stalled": it used no CPU for the backstop's time (sleeping, blocked, waiting
     on a child), counting wall time minus the time it waited for a CPU.
+
+    The kernel's counts are first read at the first check, so a quick request
+    costs no reading at all; the time before that is taken as all CPU and no
+    waiting, which errs toward stopping an evader, never toward stopping honest code
+    (its own timer fires first, and the first check comes within a quarter of the limit).
     """
 
     def __init__(self, pid, limit):
         self.pid, self.limit = pid, limit
         self.started = time.monotonic()
-        self.cpu0, self.queued0 = _schedstat(pid)
+        self.first = None  # (seconds since the start, CPU, queued) at the first check
         self.backstop = limit * _STALL_FACTOR + _STALL_EXTRA
         self.extra = 0.0
-
-    def charge(self):
-        """Wall seconds since the start, less those the process spent waiting for a CPU."""
-        elapsed = time.monotonic() - self.started
-        _, queued = _schedstat(self.pid)
-        if queued is None or self.queued0 is None:
-            return elapsed
-        return max(0.0, elapsed - (queued - self.queued0))
 
     def next_check(self):
         return min(_POLL, max(0.01, self.limit / 4))
@@ -447,21 +454,34 @@ class _Watch:
     def grace(self, seconds):
         self.extra += seconds
 
-    def verdict(self):
+    def _counts(self):
+        """(wall seconds, CPU seconds used, wall seconds not spent waiting for a CPU) so far."""
         elapsed = time.monotonic() - self.started
-        if elapsed < self.limit:
-            return None  # nothing can be wrong before the limit itself
-        cpu, queued = _schedstat(self.pid)
-        if cpu is None or self.cpu0 is None:
-            return "stalled" if elapsed >= self.backstop + self.extra else None
-        if cpu - self.cpu0 > self.limit + _cpu_tolerance(self.limit):
+        cpu, queued = _usage(self.pid)
+        if self.first is None:
+            self.first = (elapsed, cpu, queued)
+        offset, cpu0, queued0 = self.first
+        if cpu is None or cpu0 is None:
+            return elapsed, None, elapsed
+        return elapsed, offset + cpu - cpu0, elapsed - (queued - queued0)
+
+    def verdict(self):
+        elapsed, used, not_waiting = self._counts()
+        if used is not None and used > self.limit + _cpu_tolerance(self.limit):
             return "evading"
-        if elapsed - (queued - self.queued0) >= self.backstop + self.extra:
+        if not_waiting >= self.backstop + self.extra:
             return "stalled"
         return None
 
+    def end(self):
+        """(CPU seconds used or None, seconds to charge to the budget) once the request is over."""
+        if self.first is None:  # a quick one: less CPU than its wall time, which is all it costs
+            return None, time.monotonic() - self.started
+        _, used, not_waiting = self._counts()
+        return used, max(0.0, not_waiting)
 
-def _schedstat(pid):
+
+def _usage(pid):
     """(CPU seconds, seconds spent waiting for a CPU) of a process, from the kernel; None if unknown."""
     try:
         with open(f"/proc/{pid}/schedstat", "rb") as handle:
@@ -469,10 +489,6 @@ def _schedstat(pid):
         return int(run) / 1e9, int(wait) / 1e9
     except (OSError, ValueError):
         return None, None
-
-
-def cpu_seconds(pid):
-    return _schedstat(pid)[0]
 
 
 def _child_of(parent, reported):
@@ -514,7 +530,16 @@ def _how_it_ended(status):
     return f"it exited with code {status}"
 
 
-def _alive(pid):
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # before Linux 5.3, or it is gone already
+        return None
+
+
+def _alive(pid, handle=None):
+    if handle is not None:  # a pidfd turns readable when its process ends
+        return not select.select([handle], [], [], 0)[0]
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
@@ -522,9 +547,12 @@ def _alive(pid):
         return False
 
 
-def _kill(pid, signum):
+def _kill(pid, signum, handle=None):
     try:
-        os.kill(pid, signum)
+        if handle is not None:
+            signal.pidfd_send_signal(handle, signum)
+        else:
+            os.kill(pid, signum)
     except (ProcessLookupError, PermissionError):
         pass
 
