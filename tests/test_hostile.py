@@ -204,7 +204,7 @@ for _ in range(40):
 
 
 def test_a_classmates_hog_costs_honest_hand_ins_nothing(tmp_path):
-    if shared_sandbox().isolation != "full":
+    if shared_sandbox().isolation not in ("namespaces", "users"):
         pytest.skip("40 busy processes are only contained with full isolation")
     folder = tmp_path / "in"
     folder.mkdir()
