@@ -86,7 +86,7 @@ def build(course_root, check):
 @click.option("--jobs", type=click.IntRange(1, MAX_SLOTS), default=None,
               help="Hand-ins graded at once (default: the number of cores).")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=None,
-              help="Seconds per case (default: the assignment's case_timeout).")
+              help="CPU seconds per case, for every case (default: each case's limit from the reference's timing).")
 @click.option("--submission-timeout", type=click.FloatRange(min=0.1), default=None,
               help="Seconds for a whole hand-in (default: the assignment's submission_timeout).")
 @click.option("--memory", type=click.IntRange(min=64), default=2048, show_default=True,

@@ -6,7 +6,8 @@ expected value is exactly what a correct submission returns.
 
 import json
 
-from . import baselines, grading, runtime
+from . import baselines, grading, limits, runtime
+from .engine import runner
 from .engine.sandbox import shared_sandbox
 from .errors import BuildError
 from .student_notebook import executable_reference
@@ -33,6 +34,25 @@ def compute_expected(assignment, reference):
                              f"{case.call.text!r}: {result.seconds:.3g} s against "
                              f"{yardsticks[case.name]:.3g} s for {case.options['baseline']}")
     return expected
+
+
+def compute_timing(assignment, reference):
+    """Each case's CPU time in the reference (median of limits.REFERENCE_RUNS runs), its cells' time,
+    and this machine's calibration: the data of timing.json."""
+    cells = [c.source for c in executable_reference(reference, assignment).cells
+             if c.cell_type == "code" and not set(c.metadata.get("tags", [])) & set(assignment.skip_tags)]
+    calls = [{**case.call.encoded(), "repeat": limits.REFERENCE_RUNS} for case in assignment.cases]
+    # Generous limits: this run measures the reference, it does not judge it.
+    timeouts = [10 * (case.timeout or assignment.case_timeout) for case in assignment.cases]
+    outcome = runner.run(shared_sandbox(), 0, cells, calls, timeouts, assignment.cell_timeout,
+                         10 * assignment.budget)
+    seconds = {}
+    for case, result in zip(assignment.cases, outcome.calls):
+        if result.status != "ok":
+            raise BuildError(f"{assignment.solution_path}: timing the reference, case {case.call.text!r} "
+                             f"gave {result.status}: {result.message}")
+        seconds[case.name] = result.cpu_seconds if result.cpu_seconds is not None else result.seconds
+    return {"calibration": limits.calibrate(), "cells": outcome.cells_seconds, "cases": seconds}
 
 
 def expected_text(assignment, expected):

@@ -47,7 +47,7 @@ SCHEMAS = {
     "runner": {"id": ((int,), True), "pid": ((int,), True)},
     "call": {"id": ((int,), True), "ok": ((bool,), True), "seconds": (_NUMBER, True),
              "value": (None, False), "error": ((str,), False), "traceback": ((str,), False),
-             "interrupted": ((bool,), False)},
+             "interrupted": ((bool,), False), "cpu": (_NUMBER, False)},
     "event": {"event": ((str,), True), "status": ((int, type(None)), True)},
 }
 
@@ -125,9 +125,10 @@ def check(kind, message):
         if types is not None and type(value) not in types:
             raise BadReply(f"its {kind} reply had {name!r} of type {type(value).__name__}")
         clean[name] = value
-    if "seconds" in clean:
-        seconds = float(clean["seconds"])
-        clean["seconds"] = seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
+    for name in ("seconds", "cpu"):
+        if name in clean:
+            seconds = float(clean[name])
+            clean[name] = seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
     for name, limit in (("error", MAX_MESSAGE), ("traceback", MAX_TRACEBACK)):
         if type(clean.get(name)) is str:
             clean[name] = _text(clean[name])[:limit]

@@ -12,6 +12,7 @@ nothing else bounds the tries.  Outcomes are plain data; nothing here knows
 expected values.
 """
 
+import statistics
 import time
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ class CallOutcome:
     message: str = ""
     traceback: str = ""
     seconds: float = 0.0
+    cpu_seconds: float | None = None  # CPU time of the call, as its process counted it (median of repeats)
 
 
 @dataclass
@@ -36,6 +38,7 @@ class RunOutcome:
     seconds: float = 0.0          # wall time of the whole run, as the grader saw it
     student_seconds: float = 0.0  # time the student's code ran, as the worker measured it
     runners: int = 0              # case runners forked: one, plus one per case that crashed or hung
+    cells_seconds: float = 0.0    # of which the notebook's cells took
 
 
 def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, until=None):
@@ -52,7 +55,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     budget_left = _Budget(budget, started + WALL_BUDGET_FACTOR * budget + WALL_BUDGET_EXTRA)
     skipped, cell_errors, outcomes = set(), [], []
     restarts, runners, worker = 0, 0, None
-    spent = [0.0]  # student time, added up by _run_cells and _call
+    spent = [0.0, 0.0]  # student time, and of it the cells' (by the last run of them): see _run_cells, _call
     try:
         while len(outcomes) < len(calls):
             if budget_left(worker) <= 0:
@@ -81,7 +84,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
             runners += worker.runners_started
             worker.close()
     return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts, time.monotonic() - started,
-                      spent[0], runners)
+                      spent[0], runners, spent[1])
 
 
 WALL_BUDGET_FACTOR, WALL_BUDGET_EXTRA = 4, 30.0
@@ -105,6 +108,7 @@ class _Budget:
 
 def _run_cells(worker, cells, skipped, timeout, budget_left, spent):
     errors = []
+    spent[1] = 0.0
     for index, code in enumerate(cells):
         if index in skipped:
             continue
@@ -115,6 +119,7 @@ def _run_cells(worker, cells, skipped, timeout, budget_left, spent):
             skipped.add(index)
             return None
         spent[0] += reply["seconds"]
+        spent[1] += reply["seconds"]
         if reply["timed_out"]:
             errors.append((index, f"stopped after {limit:.3g} s (time limit)"))
         elif not reply["ok"]:
@@ -129,7 +134,7 @@ def _call(worker, call, timeout, spent):
     the clock in the notebook changes nothing.  A call with "repeat": k runs
     k times and keeps the fastest, for cases that judge speed.
     """
-    best = None
+    best, cpu = None, []
     for _ in range(call.get("repeat", 1)):
         started = time.perf_counter()
         try:
@@ -151,8 +156,11 @@ def _call(worker, call, timeout, spent):
             status = "memory" if reply["error"].startswith("MemoryError") else "error"
             return CallOutcome(status, message=reply["error"], traceback=reply.get("traceback", ""),
                                seconds=seconds), True
+        if "cpu" in reply:
+            cpu.append(min(reply["cpu"], seconds))
         if best is None or seconds < best.seconds:
             best = CallOutcome("ok", value=reply["value"], seconds=seconds)
+    best.cpu_seconds = statistics.median(cpu) if cpu else None
     return best, True
 
 

@@ -210,7 +210,7 @@ def run_cell(shell, request):
 
 
 def call(shell, request):
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     function = shell.user_ns.get(request["function"])
     if function is None:
         return {"ok": False, "seconds": 0.0,
@@ -229,7 +229,8 @@ def call(shell, request):
     if _disarm():  # the student's code caught the interrupt and returned anyway
         return {"ok": False, "seconds": time.perf_counter() - started, "interrupted": True,
                 "error": "interrupted: the time limit ran out", "traceback": ""}
-    return {"ok": True, "value": plain, "seconds": time.perf_counter() - started}
+    return {"ok": True, "value": plain, "seconds": time.perf_counter() - started,
+            "cpu": time.process_time() - cpu_started}
 
 
 def decode(value):
