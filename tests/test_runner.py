@@ -192,3 +192,11 @@ def _is_zombie(pid):
             return handle.read().split(") ")[1].startswith("Z")
     except FileNotFoundError:
         return True
+
+
+def test_cells_cannot_eat_the_time_the_cases_need():
+    # A top-level loop may take the cells' share of the budget, never the cases'.
+    outcome = run(["while True:\n    pass", "def f():\n    return 1"], "f()", timeout=1.0, cell_timeout=10,
+                  budget=4.0)
+    assert outcome.cell_errors[0][0] == 0
+    assert outcome.calls[0].value == 1

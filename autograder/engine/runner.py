@@ -53,6 +53,8 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     # The budget counts the time the hand-in's processes ran or slept, not the
     # time they waited for a CPU (Worker.charged); the wall clock only backs it up.
     budget_left = _Budget(budget, started + WALL_BUDGET_FACTOR * budget + WALL_BUDGET_EXTRA)
+    # The cells may not eat the time the cases need: up to half the budget is kept for them.
+    reserve = min(sum(t * c.get("repeat", 1) for t, c in zip(timeouts, calls)), budget / 2)
     skipped, cell_errors, outcomes = set(), [], []
     restarts, runners, worker = 0, 0, None
     spent = [0.0, 0.0]  # student time, and of it the cells' (by the last run of them): see _run_cells, _call
@@ -64,7 +66,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
                 break
             if worker is None:  # every restart skips one more cell or follows a case: no count is needed
                 worker = sandbox.worker(slot)
-                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, budget_left, spent)
+                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, budget_left, reserve, spent)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
                     budget_left.close(worker)
                     worker, restarts = None, restarts + 1
@@ -106,13 +108,13 @@ class _Budget:
         self.closed += worker.charged
 
 
-def _run_cells(worker, cells, skipped, timeout, budget_left, spent):
+def _run_cells(worker, cells, skipped, timeout, budget_left, reserve, spent):
     errors = []
     spent[1] = 0.0
     for index, code in enumerate(cells):
         if index in skipped:
             continue
-        limit = max(0.01, min(timeout, budget_left(worker)))
+        limit = max(0.01, min(timeout, budget_left(worker) - reserve))
         try:
             reply = worker.run_cell(code, limit)
         except (WorkerTimeout, WorkerDied):
