@@ -357,9 +357,11 @@ class Worker:
                         return None, True
                     continue
                 verdict = waited.verdict()
-                if verdict == "evading":  # its CPU timer did not stop it: no second chance
+                if verdict == "evading" and not _takes_interrupts(pid):  # it ignores them: no second chance
                     return None, True
-                if verdict == "stalled":  # sleeping or blocked: interrupt, then give it a moment
+                if verdict is not None:
+                    # Sleeping or blocked; or past its CPU limit with its handlers in place (the CPU
+                    # timer can miss time spent in the kernel, forking, say): interrupt, then a moment.
                     _kill(pid, signal.SIGINT, self._runner_fd if pid == self.runner else None)
                     interrupted_at = time.monotonic()
                     waited.grace(_INTERRUPT_GRACE)
@@ -436,15 +438,15 @@ class _Watch:
     on a child), counting wall time minus the time it waited for a CPU.
 
     The kernel's counts are first read at the first check, so a quick request
-    costs no reading at all; the time before that is taken as all CPU and no
-    waiting, which errs toward stopping an evader, never toward stopping honest code
-    (its own timer fires first, and the first check comes within a quarter of the limit).
+    costs no reading at all; what it used before that (a quarter of its limit at
+    most) is not counted, which errs toward letting an evader run a little longer,
+    never toward stopping honest code before its own timer.
     """
 
     def __init__(self, pid, limit):
         self.pid, self.limit = pid, limit
         self.started = time.monotonic()
-        self.first = None  # (seconds since the start, CPU, queued) at the first check
+        self.first = None  # (CPU, queued seconds) at the first check
         self.backstop = limit * _STALL_FACTOR + _STALL_EXTRA
         self.extra = 0.0
 
@@ -459,11 +461,11 @@ class _Watch:
         elapsed = time.monotonic() - self.started
         cpu, queued = _usage(self.pid)
         if self.first is None:
-            self.first = (elapsed, cpu, queued)
-        offset, cpu0, queued0 = self.first
+            self.first = (cpu, queued)
+        cpu0, queued0 = self.first
         if cpu is None or cpu0 is None:
             return elapsed, None, elapsed
-        return elapsed, offset + cpu - cpu0, elapsed - (queued - queued0)
+        return elapsed, cpu - cpu0, elapsed - (queued - queued0)
 
     def verdict(self):
         elapsed, used, not_waiting = self._counts()
@@ -535,6 +537,18 @@ def _pidfd(pid):
         return os.pidfd_open(pid)
     except (AttributeError, OSError):  # before Linux 5.3, or it is gone already
         return None
+
+
+def _takes_interrupts(pid):
+    """Does the process catch SIGINT, not blocking or ignoring it (per the kernel, not its word)?"""
+    bit = 1 << (signal.SIGINT - 1)
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            masks = {line.split(":")[0]: int(line.split()[1], 16) for line in handle
+                     if line.startswith(("SigBlk", "SigIgn", "SigCgt"))}
+    except (OSError, ValueError, IndexError):
+        return False
+    return bool(masks.get("SigCgt", 0) & bit) and not (masks.get("SigBlk", 0) | masks.get("SigIgn", 0)) & bit
 
 
 def _alive(pid, handle=None):
