@@ -218,9 +218,11 @@ plain.to_plain = patched
         "is-solved": '''
 import signal
 def is_solved(pos):
-    for signum in (signal.SIGINT, signal.SIGPROF, signal.SIGALRM, signal.SIGTERM):
+    # What `nohup` would do to it, and more: interrupts are ignored and blocked.
+    # (The whole-hand-in evader, which ignores every signal, is ignores-interrupts.)
+    for signum in (signal.SIGINT, signal.SIGALRM, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_BLOCK, set(signal.Signals))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGALRM, signal.SIGTERM})
     while True:
         pass''',
     }),
