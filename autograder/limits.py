@@ -9,7 +9,8 @@ that built it.  At grading time the machine is calibrated again, and
 
 with `limit_floor` and `limit_factor` from cases.toml (0.25 s and 20 when not
 given).  A case's `timeout` in cases.toml, or `grade --timeout`, overrides the
-rule; a case with no recorded time gets the assignment's `case_timeout`.  The
+rule; a case with no recorded time, or judged against a baseline (`faster_than`),
+gets the assignment's `case_timeout`.  The
 hand-in's budget follows too: its cells get max(`cell_timeout`, factor x the
 reference's cells' time), and each case its own limit, all within
 `submission_timeout` (or `--submission-timeout`).  Limits count CPU time (see
@@ -74,6 +75,10 @@ def case_limits(assignment, timing, ratio, override=None):
             limits.append(float(override))
         elif case.timeout:
             limits.append(float(case.timeout))
+        elif case.compare == "faster_than":
+            # Its speed is judged against a baseline, which may be far slower than the reference:
+            # a hand-in as slow as the baseline must fail that rule, not time out.
+            limits.append(float(assignment.case_timeout))
         elif type(reference) in (int, float):
             limits.append(round(max(assignment.limit_floor, assignment.limit_factor * reference * ratio), 3))
         else:
