@@ -337,7 +337,9 @@ class Worker:
             _write_all(self._requests, (json.dumps({**message, "id": number, "limit": limit}) + "\n").encode())
         except OSError:
             raise WorkerDied(self._death()) from None
-        waited = _Watch(pid, limit)
+        # A cell is also held to its limit in wall time (less time waiting for a CPU), as a
+        # top-level loop of forks spends it in the kernel, where the CPU timer sees little.
+        waited = _Watch(pid, limit, stall_after=limit if kind == "cell" else None)
         try:
             return self._await(number, kind, pid, waited)
         finally:
@@ -443,11 +445,11 @@ class _Watch:
     never toward stopping honest code before its own timer.
     """
 
-    def __init__(self, pid, limit):
+    def __init__(self, pid, limit, stall_after=None):
         self.pid, self.limit = pid, limit
         self.started = time.monotonic()
         self.first = None  # (CPU, queued seconds) at the first check
-        self.backstop = limit * _STALL_FACTOR + _STALL_EXTRA
+        self.backstop = stall_after if stall_after is not None else limit * _STALL_FACTOR + _STALL_EXTRA
         self.extra = 0.0
 
     def next_check(self):
