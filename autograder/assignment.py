@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import runtime
+from . import limits, runtime
 from .calls import Call, CallError, parse_call
 
 
@@ -38,10 +38,16 @@ class Case:
 
 @dataclass(frozen=True)
 class Settings:
-    """Time limits for grading one hand-in (seconds)."""
-    case_timeout: float
+    """Time limits for grading one hand-in (seconds; see limits.py).
+
+    Its repr is part of the grader key: it holds what was asked for, not what
+    this machine's calibration made of it (so a regrade is not forced by noise).
+    """
+    case_timeout: float | None   # --timeout: every case's limit; None: the rule
     cell_timeout: float
-    budget: float
+    budget: float                # the most a hand-in may take: submission_timeout or --submission-timeout
+    case_limits: tuple = field(default=(), compare=False, repr=False)  # CPU seconds per case, in order
+    hand_in_budget: float = field(default=0.0, compare=False, repr=False)
 
 
 @dataclass
@@ -54,12 +60,15 @@ class Assignment:
     cell_timeout: float
     budget: float
     cases_path: Path
+    timing_path: Path
     solution_path: Path
     student_path: Path
     expected_path: Path
     # function -> functions it calls, declared in cases.toml's [uses] table
     # (call_graph.py adds what the reference notebook's code shows).
     uses: dict = field(default_factory=dict)
+    limit_floor: float = 0.25    # see limits.py
+    limit_factor: float = 20.0
     # Cells the grader need not run: demos, public checks, the check helpers
     # (the worker already has them) and the reference's instructor-only cells.
     skip_tags: tuple = ("demo", "public-check", "autograder-runtime", "reference-only")
@@ -81,14 +90,19 @@ class Assignment:
         return list(dict.fromkeys(c.function for c in self.cases))
 
     def settings(self, case_timeout=None, budget=None):
-        """The assignment's time limits, with command-line overrides."""
-        return Settings(case_timeout=case_timeout or self.case_timeout, cell_timeout=self.cell_timeout,
-                        budget=budget or self.budget)
+        """The assignment's time limits on this machine, with command-line overrides."""
+        timing = limits.load_timing(self)
+        ratio = limits.machine_ratio(timing)
+        case_limits = limits.case_limits(self, timing, ratio, case_timeout)
+        cap = budget or self.budget
+        return Settings(case_timeout=case_timeout, cell_timeout=self.cell_timeout, budget=cap,
+                        case_limits=tuple(case_limits),
+                        hand_in_budget=limits.hand_in_budget(self, timing, ratio, case_limits, cap))
 
     def grader_key(self, settings):
         """Changes whenever a regrade could change a result: cases, expected values, limits."""
         digest = hashlib.sha256()
-        for path in (self.cases_path, self.expected_path):
+        for path in (self.cases_path, self.expected_path, self.timing_path):
             digest.update(path.read_bytes() if path.exists() else b"")
         digest.update(repr(settings).encode())
         return digest.hexdigest()[:16]
@@ -126,6 +140,9 @@ def load_assignment(course, assignment_id):
         cell_timeout=float(data.get("cell_timeout", course.limits["cell_timeout"])),
         budget=float(data.get("submission_timeout", course.limits["submission_timeout"])),
         cases_path=path,
+        timing_path=folder / "timing.json",
+        limit_floor=float(data.get("limit_floor", limits.DEFAULT_FLOOR)),
+        limit_factor=float(data.get("limit_factor", limits.DEFAULT_FACTOR)),
         solution_path=course.root / "solutions" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         student_path=course.root / "assignments" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         expected_path=folder / "expected.json",

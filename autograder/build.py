@@ -1,6 +1,7 @@
 """`autograder build`: regenerate every generated file from the reference notebooks.
 
 Generated: assignments/<id>/<notebook>, autograder/assignments/<id>/expected.json,
+autograder/assignments/<id>/timing.json (the reference's timing, see limits.py),
 public_rubric.xlsx, and autograder/assignments/<id>/audit.json for assignments whose
 cases.toml sets a mutation_floor (re-audited only when stale; see audit/cache.py).  With check=True nothing is written; the stale files
 are returned so the command can name them and fail.
@@ -14,7 +15,9 @@ from .audit import run_audit
 from .audit.cache import audit_path, check_audit
 from .audit.config import load_config
 from .engine.sandbox import shared_sandbox
-from .expected_values import compute_expected, expected_text
+from .expected_values import compute_expected, compute_timing, expected_text
+from .limits import case_limits, load_timing, timing_text
+from .limits import timing_is_current as limits_current
 from .rubric import read_rubric, rubric_rows, write_rubric
 from .student_notebook import Context, build_student_notebook, notebook_text, read_reference
 
@@ -37,8 +40,17 @@ def build(course, check=False, progress=print):
         expected = compute_expected(assignment, reference)
         context = Context(assignment, expected, course.colab_url(assignment.student_path.relative_to(course.root)))
         texts[assignment.expected_path] = expected_text(assignment, expected)
+        # Timings vary run to run: the recorded ones stay while they still hold (limits.py).
+        timing = compute_timing(assignment, reference)
+        recorded = load_timing(assignment)
+        if limits_current(recorded, timing):
+            texts[assignment.timing_path], timing = _read(assignment.timing_path), recorded
+        else:
+            texts[assignment.timing_path] = timing_text(assignment, timing["cases"], timing["cells"],
+                                                        timing["calibration"])
         texts[assignment.student_path] = notebook_text(build_student_notebook(reference, context))
-        sheets[assignment_id] = rubric_rows(assignment, expected, course.assignments.get(assignment_id))
+        sheets[assignment_id] = rubric_rows(assignment, expected, course.assignments.get(assignment_id),
+                                            case_limits(assignment, timing, 1.0))
         audits.append((assignment, load_config(assignment).floor))
 
     rubric_path = course.root / RUBRIC

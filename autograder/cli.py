@@ -27,7 +27,7 @@ from .gradebook.store import late_word
 from .intake import IntakeError, IntakeOptions, collect
 from .engine.isolation import HIDES, LAYERS, MAX_SLOTS
 from .engine.sandbox import Limits, Sandbox, SandboxError
-from .engine.scheduler import grade_all
+from .engine.scheduler import grade_all, grader_error
 
 console = Console(stderr=True)
 
@@ -86,7 +86,7 @@ def build(course_root, check):
 @click.option("--jobs", type=click.IntRange(1, MAX_SLOTS), default=None,
               help="Hand-ins graded at once (default: the number of cores).")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=None,
-              help="Seconds per case (default: the assignment's case_timeout).")
+              help="CPU seconds per case, for every case (default: each case's limit from the reference's timing).")
 @click.option("--submission-timeout", type=click.FloatRange(min=0.1), default=None,
               help="Seconds for a whole hand-in (default: the assignment's submission_timeout).")
 @click.option("--memory", type=click.IntRange(min=64), default=2048, show_default=True,
@@ -161,7 +161,11 @@ def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout
                                     started=progress.started)
                 try:
                     for handin, result in results:
-                        gradebook.record(run_id, handin, result, key)
+                        try:
+                            gradebook.record(run_id, handin, result, key)
+                        except Exception as error:  # noqa: BLE001 - the row still gets written, saying why
+                            result = grader_error(assignment, handin, error)
+                            gradebook.record(run_id, handin, result, key)
                         graded += 1
                         progress.finished(handin, result)
                 finally:

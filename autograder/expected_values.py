@@ -6,7 +6,9 @@ expected value is exactly what a correct submission returns.
 
 import json
 
-from . import baselines, grading, runtime
+from . import baselines, grading, limits, runtime
+from .assignment import Settings
+from .engine import runner
 from .engine.sandbox import shared_sandbox
 from .errors import BuildError
 from .student_notebook import executable_reference
@@ -17,7 +19,7 @@ def compute_expected(assignment, reference):
     cells = [c.source for c in executable_reference(reference, assignment).cells
              if c.cell_type == "code" and "reference-only" not in c.metadata.get("tags", [])]
     sandbox = shared_sandbox()
-    outcome = grading.run_cases(assignment, cells, sandbox)
+    outcome = grading.run_cases(assignment, cells, sandbox, settings=_measuring(assignment))
     for index, message in outcome.cell_errors:
         raise BuildError(f"{assignment.solution_path}: code cell {index + 1} fails: {message}")
     expected = {}
@@ -33,6 +35,32 @@ def compute_expected(assignment, reference):
                              f"{case.call.text!r}: {result.seconds:.3g} s against "
                              f"{yardsticks[case.name]:.3g} s for {case.options['baseline']}")
     return expected
+
+
+def compute_timing(assignment, reference):
+    """Each case's CPU time in the reference (median of limits.REFERENCE_RUNS runs), its cells' time,
+    and this machine's calibration: the data of timing.json."""
+    cells = [c.source for c in executable_reference(reference, assignment).cells
+             if c.cell_type == "code" and not set(c.metadata.get("tags", [])) & set(assignment.skip_tags)]
+    calls = [{**case.call.encoded(), "repeat": limits.REFERENCE_RUNS} for case in assignment.cases]
+    settings = _measuring(assignment)
+    outcome = runner.run(shared_sandbox(), 0, cells, calls, list(settings.case_limits), settings.cell_timeout,
+                         settings.hand_in_budget)
+    seconds = {}
+    for case, result in zip(assignment.cases, outcome.calls):
+        if result.status != "ok":
+            raise BuildError(f"{assignment.solution_path}: timing the reference, case {case.call.text!r} "
+                             f"gave {result.status}: {result.message}")
+        seconds[case.name] = result.cpu_seconds if result.cpu_seconds is not None else result.seconds
+    return {"calibration": limits.calibrate(), "cells": outcome.cells_seconds, "cases": seconds}
+
+
+def _measuring(assignment):
+    """Limits for running the reference: it is measured, not judged, so they are far above any
+    sensible one (its recorded timing may be out of date: it is what is being redone)."""
+    return Settings(case_timeout=None, cell_timeout=assignment.cell_timeout, budget=10 * assignment.budget,
+                    case_limits=tuple(10 * (c.timeout or assignment.case_timeout) for c in assignment.cases),
+                    hand_in_budget=10 * assignment.budget)
 
 
 def expected_text(assignment, expected):

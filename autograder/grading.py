@@ -69,8 +69,10 @@ def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, u
     settings = settings or assignment.settings()
     cases = assignment.cases if cases is None else cases
     calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in cases]
-    timeouts = [case.timeout or settings.case_timeout for case in cases]
-    return runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.budget, until)
+    limit_of = dict(zip((c.name for c in assignment.cases), settings.case_limits))
+    timeouts = [limit_of.get(case.name) or case.timeout or settings.case_timeout or assignment.case_timeout
+                for case in cases]
+    return runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.hand_in_budget, until)
 
 
 def _status(results, outcome):

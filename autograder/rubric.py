@@ -11,22 +11,25 @@ from openpyxl.styles import Alignment, Font
 from . import runtime
 from .course_file import deadline_text, late_policy_text
 
-HEADER = ("Function", "Arguments", "Expected value", "Points")
+HEADER = ("Function", "Arguments", "Expected value", "Points", "Time limit (s)")
 
 
-def rubric_rows(assignment, expected, settings=None):
-    """`settings`: the assignment's table in course.toml (deadline, late policy), if any."""
+def rubric_rows(assignment, expected, settings=None, case_limits=None):
+    """`settings`: the assignment's table in course.toml (deadline, late policy), if any.
+    `case_limits`: each case's CPU-time limit on the building machine (see limits.py), in order."""
+    limit_of = dict(zip((c.name for c in assignment.cases), case_limits or ()))
     rows = [HEADER]
     for case in assignment.public_cases:
         arguments = case.call.text[len(case.function):].strip()
-        rows.append((case.function, arguments, _cell_value(expected[case.name]), case.points))
+        rows.append((case.function, arguments, _cell_value(expected[case.name]), case.points,
+                     limit_of.get(case.name, "")))
     hidden = assignment.hidden_cases
     if hidden:
-        rows.append(("hidden cases", f"{len(hidden)} cases, not shown", "", _points(hidden)))
-    rows.append(("Total", "", "", _points(assignment.cases)))
+        rows.append(("hidden cases", f"{len(hidden)} cases, not shown", "", _points(hidden), ""))
+    rows.append(("Total", "", "", _points(assignment.cases), ""))
     if settings and settings.get("deadline"):
-        rows.append(("Due", deadline_text(settings["deadline"]), "", ""))
-        rows.append(("Late hand-ins", late_policy_text(settings), "", ""))
+        rows.append(("Due", deadline_text(settings["deadline"]), "", "", ""))
+        rows.append(("Late hand-ins", late_policy_text(settings), "", "", ""))
     return rows
 
 
@@ -58,7 +61,7 @@ def write_rubric(sheets, path):
         for row in sheet.iter_rows(min_row=2):
             for cell in row:
                 cell.alignment = Alignment(wrap_text=True, vertical="top")
-        for column, width in zip("ABCD", (18, 34, 40, 8)):
+        for column, width in zip("ABCDE", (18, 34, 40, 8, 12)):
             sheet.column_dimensions[column].width = width
     book.save(path)
 

@@ -240,27 +240,55 @@ def compare(expected, received, how="equal", options=None):
 
 
 def show(plain, limit=600):
-    """A readable rendering of a plain value: boards as boards, long lists cut."""
-    if type(plain) is str:
-        text = plain if "\n" in plain else repr(plain)
-    elif type(plain) is dict and OPAQUE in plain:
-        text = f"<an object of type {plain[OPAQUE]}, not a plain value>"
-    elif type(plain) is dict and TOO_BIG in plain:
-        text = "<a value too large to compare>"
-    elif type(plain) is dict and FLOAT in plain:
-        text = plain[FLOAT]
-    elif type(plain) is dict and DICT in plain:
-        text = "{" + ", ".join(f"{show(k)}: {show(v)}" for k, v in plain[DICT]) + "}"
-    elif type(plain) is dict and SET in plain:
-        text = "{" + ", ".join(show(v) for v in plain[SET]) + "}"
-    elif type(plain) is list and len(plain) > 20:
-        head = ", ".join(show(v, limit) for v in plain[:10])
-        text = f"[{head}, ... ({len(plain) - 10} more)]"
-    elif type(plain) is list:
-        text = "[" + ", ".join(show(v, limit) for v in plain) + "]"
-    else:
-        text = repr(plain)
+    """A readable rendering of a plain value: boards as boards, long lists cut.
+
+    Never raises, and stops rendering once `limit` characters are reached, so
+    a huge or deeply nested value costs no more than a small one.
+    """
+    try:
+        text = _show(plain, limit)
+    except Exception:  # noqa: BLE001 - RecursionError, or a value that is not plain at all
+        text = "<a value that cannot be shown>"
     return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _show(plain, limit):
+    if type(plain) is str:
+        return plain if "\n" in plain else repr(plain)
+    if type(plain) is dict and len(plain) == 1:
+        if OPAQUE in plain:
+            return f"<an object of type {plain[OPAQUE]}, not a plain value>"
+        if TOO_BIG in plain:
+            return "<a value too large to compare>"
+        if FLOAT in plain:
+            return str(plain[FLOAT])
+        if DICT in plain:
+            return _joined("{", (f"{show(k)}: {show(v)}" for k, v in plain[DICT]), "}", limit)
+        if SET in plain:
+            return _joined("{", (show(v) for v in plain[SET]), "}", limit)
+    if type(plain) is list and len(plain) > 20:
+        head = _joined("", (show(v, limit) for v in plain[:10]), "", limit)
+        return f"[{head}, ... ({len(plain) - 10} more)]"
+    if type(plain) is list:
+        return _joined("[", (show(v, limit) for v in plain), "]", limit)
+    if plain is None or type(plain) in (bool, int, float):
+        return repr(plain)
+    return "<a value that is not plain>"
+
+
+def _joined(opening, pieces, closing, limit):
+    """opening + ", ".join(pieces) + closing, but the pieces past `limit` characters are never made."""
+    out, size = [opening], len(opening)
+    for number, piece in enumerate(pieces):
+        if number:
+            out.append(", ")
+            size += 2
+        out.append(piece)
+        size += len(piece)
+        if size > limit:  # the caller cuts at `limit`: what would follow is never seen
+            break
+    out.append(closing)
+    return "".join(out)
 
 
 @_contextlib.contextmanager

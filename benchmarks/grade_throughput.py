@@ -14,6 +14,12 @@ nbgrader:  `nbgrader autograde` in the nbgrader export's course folder (one comm
 otter:     `otter run` per notebook (J at a time), or otter's Python API in one process
            (`--otter-via api`); `otter grade` needs Docker.
 
+The class includes the example students whose code never ends (n-queens: ivan), as
+real classes do.  Ours is then timed twice, side by side: with those loopers (the
+class as it is) and without them (the loopers are the hand-ins it marks `timeout`);
+and the physical limit is printed: the student code's own time plus the limits the
+loopers must be given (they must be let run that long), over the cores.
+
 nbgrader and otter cost seconds per notebook, so by default they grade only
 --subset hand-ins (the first ones of the class) and the time for all --n is
 extrapolated from that (the output says so).  Each timing is repeated --repeat
@@ -106,6 +112,33 @@ def print_overhead(gradebook):
               flush=True)
 
 
+def physical_limit(gradebook, jobs):
+    """(hand-ins per second no grader could beat, seconds of student code, seconds of looper limits).
+
+    Every hand-in needs its own code's time; a case that times out needs its whole
+    limit (the message says it: "no result within N s").  All of it over `jobs` cores.
+    """
+    with sqlite3.connect(gradebook) as db:
+        handins = db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+        code = db.execute("SELECT COALESCE(SUM(student_seconds), 0) FROM submissions "
+                          "WHERE status != 'timeout'").fetchone()[0]
+        looper_code = db.execute("SELECT COALESCE(SUM(c.seconds), 0) FROM case_results c JOIN submissions s "
+                                 "ON s.id = c.submission_id WHERE s.status = 'timeout' AND c.status != 'timeout'"
+                                 ).fetchone()[0]
+        messages = db.execute("SELECT message FROM case_results WHERE status = 'timeout' "
+                              "AND message LIKE 'no result within %'").fetchall()
+    limits = sum(float(m.removeprefix("no result within ").split(" s", 1)[0]) for (m,) in messages)
+    seconds = (code + looper_code + limits) / jobs
+    return (handins / seconds if seconds else float("inf")), code + looper_code, limits
+
+
+def loopers(gradebook):
+    """The example students (by the name they were copied from) whose hand-ins ran out of time."""
+    with sqlite3.connect(gradebook) as db:
+        rows = db.execute("SELECT student FROM submissions WHERE status = 'timeout'").fetchall()
+    return {student.split("-", 1)[1] for (student,) in rows if "-" in student}
+
+
 def agreement(ours, theirs):
     same, differ = 0, []
     for student, verdict in theirs.items():
@@ -136,8 +169,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=1, help="repeat each timing; medians are reported")
     parser.add_argument("--keep", type=Path, default=None, help="keep the class and the outputs here")
     parser.add_argument("--without", default="", metavar="STUDENTS",
-                        help="comma-separated example students to leave out of the class, e.g. ivan "
-                             "(whose eight time-outs dominate every tool's time)")
+                        help="comma-separated example students to leave out of the class (by default the "
+                             "class is graded as it is, looping students included)")
     args = parser.parse_args(argv)
     wanted = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = set(wanted) - {"ours", "nbgrader", "otter"}
@@ -167,7 +200,22 @@ def main(argv=None):
             "ours", args.repeat, lambda attempt, timing: engines.grade_ours(
                 course, assignment, paths, work / f"ours-{attempt}", jobs=args.jobs, timing=timing))
         rows["ours"] = (seconds, graded, len(paths))
-        print_overhead(work / f"ours-{args.repeat - 1}" / "gradebook.db")
+        gradebook = work / f"ours-{args.repeat - 1}" / "gradebook.db"
+        print_overhead(gradebook)
+        ideal, code, limits = physical_limit(gradebook, args.jobs)
+        looping = loopers(gradebook)
+        if looping:
+            calm = [p for p in paths if p.stem.split("-", 1)[1] not in looping]
+            calm_seconds, calm_graded, _ = measure(
+                "ours without " + ", ".join(sorted(looping)), args.repeat,
+                lambda attempt, timing: engines.grade_ours(
+                    course, assignment, calm, work / f"ours-calm-{attempt}", jobs=args.jobs, timing=timing))
+            print(f"  ours, side by side: with the loopers ({', '.join(sorted(looping))}) "
+                  f"{graded / seconds:.2f} hand-ins/s ({graded} in {seconds:.1f} s); without them "
+                  f"{calm_graded / calm_seconds:.2f} hand-ins/s ({calm_graded} in {calm_seconds:.1f} s)", flush=True)
+        print(f"  physical limit with --jobs {args.jobs}: {ideal:.2f} hand-ins/s (student code {code:.1f} s + the "
+              f"limits the loopers must be given {limits:.1f} s, over {args.jobs} cores); ours reaches "
+              f"{(graded / seconds) / ideal:.0%} of it", flush=True)
     if "nbgrader" in wanted:
         seconds, graded, verdicts["nbgrader"] = measure(
             "nbgrader", args.repeat, lambda attempt, timing: engines.grade_nbgrader(

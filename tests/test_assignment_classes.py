@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 from openpyxl import load_workbook
 
-from autograder import runtime
+from autograder import limits, runtime
 from autograder.assignment import load_assignment
 from autograder.cli import main
 from autograder.course import load_course
@@ -230,8 +230,12 @@ def test_rubric_sheet_lists_public_cases_hidden_row_and_total(rubric, assignment
     rows = list(rubric[assignment.id[:31]].iter_rows(values_only=True))
     end = [r[0] for r in rows].index("Total")        # a deadline adds rows after the total
     header, body, hidden, total = rows[0], rows[1:end - 1], rows[end - 1], rows[end]
-    assert header == ("Function", "Arguments", "Expected value", "Points")
+    assert header == ("Function", "Arguments", "Expected value", "Points", "Time limit (s)")
     public = assignment.public_cases
+    # Each public case's limit on the building machine (limits.py), from the recorded timing.
+    limit_of = dict(zip((c.name for c in assignment.cases),
+                        limits.case_limits(assignment, limits.load_timing(assignment), 1.0)))
+    assert [r[4] for r in body] == [limit_of[c.name] for c in public]
     assert [(r[0], r[0] + r[1]) for r in body] == [(c.function, c.call.text) for c in public]
     assert [r[3] for r in body] == [c.points for c in public]
     for row, case in zip(body, public):

@@ -2,8 +2,13 @@
 
 import csv
 import os
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 from click.testing import CliRunner
 
@@ -96,7 +101,121 @@ def test_the_sandbox_hides_the_course_and_the_network():
             "try:\n    open('/usr/x', 'w')\n    raise SystemError('wrote to /usr')\nexcept OSError:\n    pass\n"
             "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
             "    raise SystemError('network')\nexcept OSError:\n    pass\n")
-        reply = worker.request({"op": "cell", "code": probe}, 10)
+        reply = worker.run_cell(probe, 10)
         assert reply["ok"], reply
     finally:
         worker.close()
+
+
+# --- a class in which poisoned hand-ins sit beside honest ones, through the real command ---
+
+EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"
+POISONED = ("deep-nested-reply", "wrong-typed-reply", "unknown-to-plain-tag", "is-solved-exits",
+            "forges-replies", "patches-the-worker")
+HONEST = ("alice", "grace", "niaj")
+
+
+def grade_command(folder, out, *options, ignore_sigint=False):
+    """`autograder grade` in a process of its own, optionally started the way `nohup` or `cmd &` start it."""
+    command = [sys.executable, "-m", "autograder", "--course", str(ROOT), "grade", "--assignment", "n-queens",
+               "--out", str(out), *options, str(folder)]
+
+    def inherit_an_ignored_interrupt():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    return subprocess.run(command, capture_output=True, text=True, timeout=1200,
+                          preexec_fn=inherit_an_ignored_interrupt if ignore_sigint else None)
+
+
+@pytest.fixture(scope="module")
+def mixed_class(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("mixed-class")
+    for name in POISONED:
+        shutil.copy(CORPUS / f"{name}.ipynb", folder)
+    for name in (*HONEST, "ivan"):  # ivan's is_solved loops forever
+        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def mixed_rows(mixed_class, tmp_path_factory):
+    out = tmp_path_factory.mktemp("mixed-out")
+    result = grade_command(mixed_class, out, "--timeout", "1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return read_csv(out / "grades.csv")
+
+
+def test_poisoned_replies_cost_only_their_own_cases_and_every_hand_in_gets_its_row(mixed_rows):
+    expected = read_csv(CORPUS / "expected.csv")
+    assert sorted(mixed_rows) == sorted((*POISONED, *HONEST, "ivan"))
+    for name in HONEST:
+        assert (float(mixed_rows[name]["score"]), mixed_rows[name]["status"]) == (5.0, "graded"), name
+    for name in POISONED:
+        got = mixed_rows[name]
+        assert (float(got["score"]), got["status"]) == (float(expected[name]["score"]), expected[name]["status"])
+    assert (float(mixed_rows["ivan"]["score"]), mixed_rows["ivan"]["status"]) == (2.15, "timeout")
+
+
+def test_a_grader_started_with_sigint_ignored_gives_the_same_grades(mixed_class, mixed_rows, tmp_path):
+    result = grade_command(mixed_class, tmp_path, "--timeout", "1", ignore_sigint=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = read_csv(tmp_path / "grades.csv")
+    assert {s: (r["score"], r["status"]) for s, r in rows.items()} == \
+        {s: (r["score"], r["status"]) for s, r in mixed_rows.items()}
+
+
+def test_a_grader_failure_on_one_hand_in_is_that_hand_ins_row(mixed_class, tmp_path, monkeypatch):
+    from autograder.engine import scheduler
+
+    real_grade = scheduler.grade
+
+    def flaky(assignment, expected, student, *rest, **options):
+        if student == "alice":
+            raise RuntimeError("a bug in the grader")
+        return real_grade(assignment, expected, student, *rest, **options)
+
+    monkeypatch.setattr(scheduler, "grade", flaky)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("alice", "grace"):
+        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(tmp_path / "out"), str(folder)])
+    assert result.exit_code == 0, result.output
+    rows = read_csv(tmp_path / "out" / "grades.csv")
+    assert rows["alice"]["status"] == "grader-error" and "a bug in the grader" in rows["alice"]["message"]
+    assert (rows["grace"]["score"], rows["grace"]["status"]) == ("5", "graded")
+    # The next run grades the failed hand-in again (and only it).
+    monkeypatch.setattr(scheduler, "grade", real_grade)
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(tmp_path / "out"), str(folder)])
+    assert "graded 1 hand-in(s)" in result.output
+    assert read_csv(tmp_path / "out" / "grades.csv")["alice"]["status"] == "graded"
+
+
+HOG = """
+import os
+for _ in range(40):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+"""
+
+
+def test_a_classmates_hog_costs_honest_hand_ins_nothing(tmp_path):
+    if shared_sandbox().isolation not in ("namespaces", "users"):
+        pytest.skip("40 busy processes are only contained with full isolation")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    hog = nbformat.read(ROOT / "assignments" / "n-queens" / "n-queens.ipynb", as_version=4)
+    hog.cells += [nbformat.v4.new_code_cell(HOG), nbformat.v4.new_code_cell("import time\ntime.sleep(60)")]
+    nbformat.write(hog, folder / "aaa-hog.ipynb")  # first in line, so it runs beside the others
+    for name in ("alice", "grace", "niaj", "alice-again", "grace-again"):
+        shutil.copy(EXAMPLES / f"{name.removesuffix('-again')}.ipynb", folder / f"{name}.ipynb")
+    result = grade_command(folder, tmp_path / "out", "--jobs", "2", "--submission-timeout", "40")
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = read_csv(tmp_path / "out" / "grades.csv")
+    assert {s: (r["score"], r["status"]) for s, r in rows.items() if s != "aaa-hog"} == \
+        {s: ("5", "graded") for s in ("alice", "grace", "niaj", "alice-again", "grace-again")}
+    assert sandbox_processes() == []

@@ -10,7 +10,9 @@ def test_rubric_has_exactly_the_public_cases(course, nqueens, nqueens_expected):
     rows = list(book["n-queens"].iter_rows(values_only=True))
     end = [r[0] for r in rows].index("Total")        # a deadline adds rows after the total
     header, body, hidden, total = rows[0], rows[1:end - 1], rows[end - 1], rows[end]
-    assert header == ("Function", "Arguments", "Expected value", "Points")
+    assert header == ("Function", "Arguments", "Expected value", "Points", "Time limit (s)")
+    # Each public case's limit, from the reference's timing on the building machine.
+    assert all(type(r[4]) in (int, float) and r[4] >= 0.25 for r in body)
 
     public = nqueens.public_cases
     assert [(r[0], r[0] + r[1]) for r in body] == [(c.function, c.call.text) for c in public]

@@ -1,6 +1,7 @@
 """The sandboxed runner against code that misbehaves."""
 
 import os
+import signal
 import time
 
 
@@ -48,16 +49,52 @@ def test_an_infinite_loop_is_interrupted_and_grading_goes_on():
     cells = ["def slow():\n    while True:\n        pass", "def fast():\n    return 1"]
     outcome = run(cells, "slow()", "fast()", timeout=0.5)
     assert [c.status for c in outcome.calls] == ["timeout", "ok"]
-    assert outcome.restarts == 0
+    assert outcome.calls[0].message.startswith("no result within 0.5 s")
+    # Where it was when the limit struck, in the student's own code.
+    assert "in slow" in outcome.calls[0].traceback and "while True" in outcome.calls[0].traceback
+    assert "worker.py" not in outcome.calls[0].traceback
+    assert (outcome.restarts, outcome.runners) == (0, 1)
 
 
-def test_code_that_ignores_interrupts_is_killed_and_the_worker_restarted():
+def test_limits_count_cpu_time_not_waiting():
+    cells = ["import time\ndef snooze():\n    time.sleep(0.8)\n    return 1"]
+    outcome = run(cells, "snooze()", timeout=0.5)
+    assert outcome.calls[0].status == "ok"
+
+
+def test_a_crashing_case_costs_a_fork_not_the_notebook_nor_other_cases():
+    cells = ["import os\ndef gone():\n    os._exit(3)\ndef fine():\n    return 1"]
+    outcome = run(cells, "gone()", "fine()", "gone()", "fine()")
+    assert [c.status for c in outcome.calls] == ["crashed", "ok", "crashed", "ok"]
+    assert "exited with code 3" in outcome.calls[0].message
+    assert (outcome.restarts, outcome.runners) == (0, 3)
+
+
+def test_limits_hold_when_the_grader_inherited_an_ignored_interrupt():
+    # As under `nohup` or `cmd &`: the zygote and its workers inherit SIGINT ignored.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with Sandbox() as sandbox:
+            outcome = run(["import time\ndef nap():\n    time.sleep(100)\ndef fine():\n    return 1"],
+                          "nap()", "fine()", timeout=0.3, sandbox=sandbox)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert [c.status for c in outcome.calls] == ["timeout", "ok"]
+    # Interrupted, not killed: its runner lived on, and its frames were kept.
+    assert "time.sleep(100)" in outcome.calls[0].traceback
+    assert outcome.runners == 1
+
+
+def test_code_that_ignores_interrupts_costs_a_fork_not_the_notebook():
     cells = ["import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)",
-             "def stubborn():\n    while True:\n        pass",
+             "def stubborn():\n    for s in (signal.SIGINT, signal.SIGPROF):\n        signal.signal(s, signal.SIG_IGN)\n"
+             "    while True:\n        pass",
              "def fine():\n    return 2"]
+    started = time.monotonic()
     outcome = run(cells, "stubborn()", "fine()", timeout=0.5)
     assert [c.status for c in outcome.calls] == ["timeout", "ok"]
-    assert outcome.restarts == 1
+    assert (outcome.restarts, outcome.runners) == (0, 2)  # the cells ran once; a second runner was forked
+    assert time.monotonic() - started < 30
 
 
 def test_a_top_level_loop_is_stopped_and_later_cells_still_run():
@@ -116,8 +153,8 @@ def test_children_of_the_worker_die_with_it():
     sandbox = shared_sandbox()
     worker = sandbox.worker(0)
     try:
-        assert worker.request({"op": "cell", "code": code}, 10)["ok"]
-        reply = worker.request({"op": "call", "function": "escape", "args": [], "kwargs": {}}, 10)
+        assert worker.run_cell(code, 10)["ok"]
+        reply = worker.call({"function": "escape", "args": [], "kwargs": {}}, 10)
         uid = reply["value"]
     finally:
         worker.close()
@@ -155,3 +192,21 @@ def _is_zombie(pid):
             return handle.read().split(") ")[1].startswith("Z")
     except FileNotFoundError:
         return True
+
+
+def test_cells_cannot_eat_the_time_the_cases_need():
+    # A top-level loop may take the cells' share of the budget, never the cases'.
+    outcome = run(["while True:\n    pass", "def f():\n    return 1"], "f()", timeout=1.0, cell_timeout=10,
+                  budget=4.0)
+    assert outcome.cell_errors[0][0] == 0
+    assert outcome.calls[0].value == 1
+
+
+def test_a_loop_of_forks_is_interrupted_not_killed():
+    # Time spent forking can escape the process's own CPU timer: the grader, seeing the
+    # kernel's count past the limit and SIGINT still caught, interrupts it itself.
+    loop = "import os\nwhile True:\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n    os.waitpid(pid, 0)"
+    outcome = run([loop, "def f():\n    return 1"], "f()", cell_timeout=0.5)
+    assert outcome.calls[0].value == 1
+    # Interrupted, the worker kept (on a machine so loaded that the 1 s grace ran out: killed, skipped).
+    assert [i for i, _ in outcome.cell_errors] == [0] or outcome.cells_skipped == [0]

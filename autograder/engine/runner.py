@@ -1,19 +1,22 @@
 """Run a notebook's code and a list of calls in a sandbox, whatever the code does.
 
 Cells run top to bottom with errors allowed, as "Run all" would with
-`allow_errors`.  A cell or call that runs past its time limit is interrupted;
-if the worker will not yield, or dies, a fresh worker re-runs the cells,
-skipping the ones that hung or killed it, and grading goes on with the next
-call.  A whole hand-in also has a time budget.  Outcomes are plain data;
-nothing here knows expected values.
+`allow_errors`.  Then the worker forks a case runner from its post-cells
+state, and the calls run there one after another.  Every case gets its own
+try: a call that kills or hangs the runner costs a fork of a new one, not a
+re-run of the notebook.  Only when the worker itself stops cooperating (its
+code is the student's: cells can patch it) or a cell hangs or kills it does
+a fresh worker re-run the cells, skipping the ones that hung or killed it.
+Limits are CPU seconds; a whole hand-in also has a wall-clock budget, and
+nothing else bounds the tries.  Outcomes are plain data; nothing here knows
+expected values.
 """
 
+import statistics
 import time
 from dataclasses import dataclass, field
 
-from .sandbox import WorkerDied, WorkerTimeout
-
-MAX_RESTARTS = 3
+from .sandbox import CaseCrashed, WorkerDied, WorkerTimeout
 
 
 @dataclass
@@ -23,6 +26,7 @@ class CallOutcome:
     message: str = ""
     traceback: str = ""
     seconds: float = 0.0
+    cpu_seconds: float | None = None  # CPU time of the call, as its process counted it (median of repeats)
 
 
 @dataclass
@@ -30,9 +34,11 @@ class RunOutcome:
     calls: list
     cell_errors: list = field(default_factory=list)    # (cell index, message)
     cells_skipped: list = field(default_factory=list)  # cells that hung or killed the worker
-    restarts: int = 0
+    restarts: int = 0             # workers replaced (the cells re-run)
     seconds: float = 0.0          # wall time of the whole run, as the grader saw it
     student_seconds: float = 0.0  # time the student's code ran, as the worker measured it
+    runners: int = 0              # case runners forked: one, plus one per case that crashed or hung
+    cells_seconds: float = 0.0    # of which the notebook's cells took
 
 
 def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, until=None):
@@ -44,60 +50,82 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     failing case).
     """
     started = time.monotonic()
-    deadline = started + budget
+    # The budget counts the time the hand-in's processes ran or slept, not the
+    # time they waited for a CPU (Worker.charged); the wall clock only backs it up.
+    budget_left = _Budget(budget, started + WALL_BUDGET_FACTOR * budget + WALL_BUDGET_EXTRA)
+    # The cells may not eat the time the cases need: up to half the budget is kept for them.
+    reserve = min(sum(t * c.get("repeat", 1) for t, c in zip(timeouts, calls)), budget / 2)
     skipped, cell_errors, outcomes = set(), [], []
-    restarts, worker = 0, None
-    spent = [0.0]  # student time, added up by _run_cells and _call
+    restarts, runners, worker = 0, 0, None
+    spent = [0.0, 0.0]  # student time, and of it the cells' (by the last run of them): see _run_cells, _call
     try:
         while len(outcomes) < len(calls):
-            if time.monotonic() >= deadline:
+            if budget_left(worker) <= 0:
                 outcomes += [CallOutcome("timeout", message=f"not run: the hand-in used up its {budget:g} s")
                              for _ in range(len(calls) - len(outcomes))]
                 break
-            if worker is None:
-                if restarts > MAX_RESTARTS:
-                    message = "the notebook kept crashing its worker; no further cases were run"
-                    outcomes += [CallOutcome("crashed", message=message)
-                                 for _ in range(len(calls) - len(outcomes))]
-                    break
+            if worker is None:  # every restart skips one more cell or follows a case: no count is needed
                 worker = sandbox.worker(slot)
-                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, deadline, spent)
+                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, budget_left, reserve, spent)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
-                    worker.close()
+                    budget_left.close(worker)
                     worker, restarts = None, restarts + 1
                     continue
             index = len(outcomes)
-            limit = max(0.01, min(timeouts[index], deadline - time.monotonic()))
+            limit = max(0.01, min(timeouts[index], budget_left(worker)))
             outcome, alive = _call(worker, calls[index], limit, spent)
             outcomes.append(outcome)
             if not alive:
-                worker.close()
+                runners += worker.runners_started
+                budget_left.close(worker)
                 worker, restarts = None, restarts + 1
             if until is not None and until(index, outcome):
                 break
     finally:
         if worker is not None:
+            runners += worker.runners_started
             worker.close()
     return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts, time.monotonic() - started,
-                      spent[0])
+                      spent[0], runners, spent[1])
 
 
-def _run_cells(worker, cells, skipped, timeout, deadline, spent):
+WALL_BUDGET_FACTOR, WALL_BUDGET_EXTRA = 4, 30.0
+
+
+class _Budget:
+    """Seconds left of a hand-in's budget, charged by its workers; calling it asks."""
+
+    def __init__(self, budget, wall_deadline):
+        self.budget, self.wall_deadline = budget, wall_deadline
+        self.closed = 0.0  # charged by workers already replaced
+
+    def __call__(self, worker):
+        used = self.closed + (worker.charged if worker is not None else 0.0)
+        return min(self.budget - used, self.wall_deadline - time.monotonic())
+
+    def close(self, worker):
+        worker.close()
+        self.closed += worker.charged
+
+
+def _run_cells(worker, cells, skipped, timeout, budget_left, reserve, spent):
     errors = []
+    spent[1] = 0.0
     for index, code in enumerate(cells):
         if index in skipped:
             continue
-        limit = max(0.01, min(timeout, deadline - time.monotonic()))
+        limit = max(0.01, min(timeout, budget_left(worker) - reserve))
         try:
-            reply = worker.request({"op": "cell", "code": code}, limit)
+            reply = worker.run_cell(code, limit)
         except (WorkerTimeout, WorkerDied):
             skipped.add(index)
             return None
-        spent[0] += reply.get("seconds", 0.0)
-        if reply.get("timed_out"):
+        spent[0] += reply["seconds"]
+        spent[1] += reply["seconds"]
+        if reply["timed_out"]:
             errors.append((index, f"stopped after {limit:.3g} s (time limit)"))
         elif not reply["ok"]:
-            errors.append((index, reply["error"]))
+            errors.append((index, reply["error"] or "error"))
     return errors
 
 
@@ -108,25 +136,35 @@ def _call(worker, call, timeout, spent):
     the clock in the notebook changes nothing.  A call with "repeat": k runs
     k times and keeps the fastest, for cases that judge speed.
     """
-    best = None
+    best, cpu = None, []
     for _ in range(call.get("repeat", 1)):
         started = time.perf_counter()
         try:
-            reply = worker.request({"op": "call", **call}, timeout)
+            reply = worker.call(call, timeout)
+        except CaseCrashed as error:
+            return CallOutcome("crashed", message=str(error), seconds=time.perf_counter() - started), True
         except WorkerTimeout:
-            return CallOutcome("timeout", message=f"no result within {timeout:.3g} s",
+            return CallOutcome("timeout", message=_too_long(timeout),
                                seconds=time.perf_counter() - started), False
         except WorkerDied as error:
             return CallOutcome("crashed", message=f"the Python process running it stopped: {error}",
                                seconds=time.perf_counter() - started), False
         seconds = time.perf_counter() - started
-        spent[0] += reply.get("seconds", 0.0)
-        if reply.get("timed_out") or reply.get("interrupted"):
-            return CallOutcome("timeout", message=f"no result within {timeout:.3g} s", seconds=seconds), True
+        spent[0] += min(reply["seconds"], seconds)
+        if reply["timed_out"]:
+            return CallOutcome("timeout", message=_too_long(timeout), traceback=reply.get("traceback", ""),
+                               seconds=seconds), True
         if not reply["ok"]:
             status = "memory" if reply["error"].startswith("MemoryError") else "error"
             return CallOutcome(status, message=reply["error"], traceback=reply.get("traceback", ""),
                                seconds=seconds), True
+        if "cpu" in reply:
+            cpu.append(min(reply["cpu"], seconds))
         if best is None or seconds < best.seconds:
             best = CallOutcome("ok", value=reply["value"], seconds=seconds)
+    best.cpu_seconds = statistics.median(cpu) if cpu else None
     return best, True
+
+
+def _too_long(limit):
+    return f"no result within {limit:.3g} s (time limit, counted in CPU time)"

@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import replies
 from .isolation import LAYERS
 
 _HERE = Path(__file__).parent
@@ -201,72 +202,190 @@ class Sandbox:
 
 
 class Worker:
+    """The grader's end of one worker: cells run in it, cases in a runner it forks.
+
+    Replies are untrusted (see replies.py).  Limits are CPU seconds, judged by
+    the worker's own CPU timer and, from here, by the kernel's count of the
+    process's CPU time; a wall-clock backstop stops what uses no CPU (sleeping,
+    blocked) without counting the time it waited for a CPU, so a busy machine
+    cannot make honest code time out.
+    """
+
     def __init__(self, sandbox, pid, slot, requests_fd, replies_fd):
         self.sandbox, self.pid, self.slot = sandbox, pid, slot
-        self._requests, self._replies = requests_fd, replies_fd
-        self._buffer = b""
+        self._requests = requests_fd
+        self._lines = replies.Lines(replies_fd, sandbox.limits.max_reply_bytes)
+        self._replies = replies_fd
         self._sequence = 0
+        self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
+        self._runner_fd = None  # a pidfd for it: liveness and signals without a pid race
+        self.runners_started = 0
         self.exit_status = None
         self._closed = False
+        # Seconds of the hand-in's budget its requests used: wall time minus the
+        # time its processes waited for a CPU, so a busy machine costs it nothing.
+        self.charged = 0.0
+        self._last_cpu = None  # CPU seconds the last request used, as the kernel counted them
 
-    def request(self, message, timeout):
-        """Send one request; return its reply, interrupting the worker at `timeout`."""
-        self._sequence += 1
-        message = {**message, "id": self._sequence}
+    def run_cell(self, code, limit):
+        """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.
+
+        Raises WorkerTimeout when it would not stop, WorkerDied when it ended or misbehaved.
+        """
         try:
-            os.write(self._requests, (json.dumps(message) + "\n").encode())
-        except BrokenPipeError:
-            raise WorkerDied(self._death()) from None
-        reply = self._read_reply(timeout)
-        if reply is None:
-            self._signal(signal.SIGINT)
-            reply = self._read_reply(_INTERRUPT_GRACE)
-            if reply is None:
-                self.close()
-                raise WorkerTimeout("no answer within the time limit, even after an interrupt")
-            reply["timed_out"] = True
-        if type(reply) is not dict or reply.get("id") != self._sequence:
-            # Something in the process wrote to the reply pipe itself.
+            reply, timed_out = self._exchange({"op": "cell", "code": code}, limit, self.pid, "cell")
+        except replies.BadReply as error:
             self.close()
-            raise WorkerDied("it wrote something other than the answer to the grader's request")
+            raise WorkerDied(str(error)) from None
+        if reply is None:
+            self.close()
+            raise WorkerTimeout("no answer within the time limit, even after an interrupt")
+        reply["timed_out"] = timed_out or reply["interrupted"]
         return reply
 
-    def _read_reply(self, timeout):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not _readable(self._replies, left):
-                return None
-            chunk = os.read(self._replies, 1 << 20)
-            if not chunk:
-                raise WorkerDied(self._death())
-            self._buffer += chunk
-            if len(self._buffer) > self.sandbox.limits.max_reply_bytes:
-                self.close()
-                raise WorkerDied("it sent back more data than the limit allows")
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            return json.loads(line)
-        except ValueError:
-            return {"id": None}
+    def call(self, call, limit):
+        """Run one encoded call in the case runner (forking one if needed).
 
-    def _signal(self, signum):
+        Returns the checked reply, with "timed_out" and "cpu_seconds".  Raises
+        CaseCrashed when the call's runner died or answered badly (the worker is
+        still fine), WorkerDied when the worker itself must be replaced.
+        """
+        if self.runner not in (None, self.pid) and not _alive(self.runner, self._runner_fd):
+            self._stop_runner()  # it ended after its last answer: that costs no case
+        if self.runner is None:
+            self._start_runner()
+        runner = self.runner
         try:
-            os.kill(self.pid, signum)
-        except ProcessLookupError:
-            pass
+            reply, timed_out = self._exchange({"op": "call", **call}, limit, runner, "call")
+        except _RunnerEnded as ended:
+            raise CaseCrashed(f"the Python process running it stopped: {_how_it_ended(ended.status)}") from None
+        except replies.BadReply as error:
+            if runner == self.pid:
+                self.close()
+                raise WorkerDied(f"it sent back something that is not an answer: {error}") from None
+            self._stop_runner()
+            raise CaseCrashed(f"the Python process running it sent back something that is not an answer: "
+                              f"{error}") from None
+        if reply is None:
+            if runner == self.pid:
+                self.close()
+                raise WorkerTimeout("no answer within the time limit, even after an interrupt")
+            self._stop_runner()
+            return {"ok": False, "timed_out": True, "error": "", "traceback": "", "seconds": 0.0,
+                    "cpu_seconds": limit}
+        used = self._last_cpu
+        if used is not None and used > limit + _cpu_tolerance(limit):
+            timed_out = True  # it outran its limit but its CPU timer did not stop it: judged from here
+        reply["timed_out"] = timed_out or bool(reply.get("interrupted"))
+        reply["cpu_seconds"] = used
+        return reply
+
+    def _start_runner(self):
+        try:
+            reply, _ = self._exchange({"op": "runner"}, _RUNNER_START, self.pid, "runner")
+        except (replies.BadReply, _RunnerEnded) as error:
+            self.close()
+            raise WorkerDied(f"it did not start a case runner ({error})") from None
+        if reply is not None and reply["pid"] == 0:  # it could not fork: it answers calls itself
+            self.runner = self.pid
+            return
+        pid = reply and _child_of(self.pid, reply["pid"])
+        handle = _pidfd(pid) if pid else None
+        if not pid or (handle is not None and _child_of(self.pid, reply["pid"]) != pid):
+            if handle is not None:
+                os.close(handle)
+            self.close()
+            raise WorkerDied("it did not start a case runner")
+        self.runner, self._runner_fd = pid, handle
+        self.runners_started += 1
+
+    def _stop_runner(self):
+        """Kill the case runner; the worker must then say it ended, or it is replaced."""
+        runner, self.runner = self.runner, None
+        handle, self._runner_fd = self._runner_fd, None
+        if runner is None:
+            return
+        _kill(runner, signal.SIGKILL, handle)
+        if handle is not None:
+            os.close(handle)
+        deadline = time.monotonic() + _RUNNER_START
+        while True:
+            try:
+                line = self._lines.next(max(0.0, deadline - time.monotonic()))
+                if line is None:
+                    break
+                message = replies.parse(line) if line.strip() else {}
+                if "event" in message and replies.check("event", message)["event"] == "runner-ended":
+                    return
+            except replies.ChannelClosed:
+                break
+            except replies.BadReply:
+                continue  # what the runner left half-written, or a late answer: not what we wait for
+        self.close()
+        raise WorkerDied("it did not notice its case runner end")
+
+    def _exchange(self, message, limit, pid, kind):
+        """Send a request; return (checked reply or None if it never came, whether it was stopped).
+
+        `pid` is the process doing the work, watched for CPU time.  Raises
+        BadReply, _RunnerEnded (its runner ended instead of answering) and
+        WorkerDied (the worker ended).
+        """
+        self._sequence += 1
+        number = self._sequence
+        try:
+            _write_all(self._requests, (json.dumps({**message, "id": number, "limit": limit}) + "\n").encode())
+        except OSError:
+            raise WorkerDied(self._death()) from None
+        # A cell is also held to its limit in wall time (less time waiting for a CPU), as a
+        # top-level loop of forks spends it in the kernel, where the CPU timer sees little.
+        waited = _Watch(pid, limit, stall_after=limit if kind == "cell" else None)
+        try:
+            return self._await(number, kind, pid, waited)
+        finally:
+            self._last_cpu, charge = waited.end()
+            self.charged += charge
+
+    def _await(self, number, kind, pid, waited):
+        interrupted_at = None
+        while True:
+            try:
+                line = self._lines.next(waited.next_check())
+            except replies.ChannelClosed:
+                raise WorkerDied(self._death()) from None
+            if line is None:
+                if interrupted_at is not None:
+                    if time.monotonic() - interrupted_at >= _INTERRUPT_GRACE:
+                        return None, True
+                    continue
+                verdict = waited.verdict()
+                if verdict == "evading" and not _takes_interrupts(pid):  # it ignores them: no second chance
+                    return None, True
+                if verdict is not None:
+                    # Sleeping or blocked; or past its CPU limit with its handlers in place (the CPU
+                    # timer can miss time spent in the kernel, forking, say): interrupt, then a moment.
+                    _kill(pid, signal.SIGINT, self._runner_fd if pid == self.runner else None)
+                    interrupted_at = time.monotonic()
+                    waited.grace(_INTERRUPT_GRACE)
+                continue
+            if not line.strip():
+                continue
+            reply = replies.parse(line)
+            if "event" in reply and kind == "call":
+                event = replies.check("event", reply)
+                if event["event"] == "runner-ended":
+                    self.runner = None
+                    raise _RunnerEnded(event["status"])
+                raise replies.BadReply(f"it sent an unknown event {event['event'][:40]!r}")
+            if type(reply.get("id")) is int and reply["id"] < number:
+                continue  # the late answer to a request already given up on
+            if reply.get("id") != number:
+                raise replies.BadReply("it wrote something other than the answer to the grader's request")
+            return replies.check(kind, reply), interrupted_at is not None
 
     def _death(self):
         self.close(want_status=True)
-        status = self.exit_status
-        if status is None:
-            return "it ended"
-        if status < 0:
-            name = signal.Signals(-status).name
-            return {"SIGKILL": "it was killed (SIGKILL), often for using too much memory",
-                    "SIGXCPU": "it used up its CPU time", "SIGXFSZ": "it wrote a file larger than allowed",
-                    }.get(name, f"it was stopped by {name}")
-        return f"it exited with code {status}"
+        return _how_it_ended(self.exit_status)
 
     def close(self, want_status=False):
         """Kill the worker and everything it started; idempotent."""
@@ -276,7 +395,11 @@ class Worker:
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
-            self._signal(signal.SIGKILL)
+            _kill(self.pid, signal.SIGKILL)
+        if self.runner not in (None, self.pid):  # in its own process group, if student code moved it
+            _kill(self.runner, signal.SIGKILL, self._runner_fd)
+        if self._runner_fd is not None:
+            os.close(self._runner_fd)
         for fd in (self._requests, self._replies):
             os.close(fd)
         self.exit_status = self.sandbox._ended(self, want_status)
@@ -288,9 +411,172 @@ class Worker:
         self.close()
 
 
-def _readable(fd, timeout):
-    ready, _, _ = select.select([fd], [], [], timeout)
-    return bool(ready)
+class CaseCrashed(Exception):
+    """The case's runner died or answered badly; the worker can fork another."""
+
+
+class _RunnerEnded(Exception):
+    def __init__(self, status):
+        super().__init__(_how_it_ended(status))
+        self.status = status
+
+
+_RUNNER_START = 5.0      # seconds a worker gets to fork a runner, or to report its end
+_STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the limit ...
+_STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
+_POLL = 0.25             # how often a long call's CPU time is looked at
+
+
+def _cpu_tolerance(limit):
+    """How far past its limit a process may be seen before we stop it ourselves."""
+    return 0.1 + 0.1 * limit
+
+
+class _Watch:
+    """When to check on a process doing a request, and what its CPU time says.
+
+    "evading": it used more CPU than its limit allows, so its own timer did not stop it.
+    "stalled": it used no CPU for the backstop's time (sleeping, blocked, waiting
+    on a child), counting wall time minus the time it waited for a CPU.
+
+    The kernel's counts are first read at the first check, so a quick request
+    costs no reading at all; what it used before that (a quarter of its limit at
+    most) is not counted, which errs toward letting an evader run a little longer,
+    never toward stopping honest code before its own timer.
+    """
+
+    def __init__(self, pid, limit, stall_after=None):
+        self.pid, self.limit = pid, limit
+        self.started = time.monotonic()
+        self.first = None  # (CPU, queued seconds) at the first check
+        self.backstop = stall_after if stall_after is not None else limit * _STALL_FACTOR + _STALL_EXTRA
+        self.extra = 0.0
+
+    def next_check(self):
+        return min(_POLL, max(0.01, self.limit / 4))
+
+    def grace(self, seconds):
+        self.extra += seconds
+
+    def _counts(self):
+        """(wall seconds, CPU seconds used, wall seconds not spent waiting for a CPU) so far."""
+        elapsed = time.monotonic() - self.started
+        cpu, queued = _usage(self.pid)
+        if self.first is None:
+            self.first = (cpu, queued)
+        cpu0, queued0 = self.first
+        if cpu is None or cpu0 is None:
+            return elapsed, None, elapsed
+        return elapsed, cpu - cpu0, elapsed - (queued - queued0)
+
+    def verdict(self):
+        elapsed, used, not_waiting = self._counts()
+        if used is not None and used > self.limit + _cpu_tolerance(self.limit):
+            return "evading"
+        if not_waiting >= self.backstop + self.extra:
+            return "stalled"
+        return None
+
+    def end(self):
+        """(CPU seconds used or None, seconds to charge to the budget) once the request is over."""
+        if self.first is None:  # a quick one: less CPU than its wall time, which is all it costs
+            return None, time.monotonic() - self.started
+        _, used, not_waiting = self._counts()
+        return used, max(0.0, not_waiting)
+
+
+def _usage(pid):
+    """(CPU seconds, seconds spent waiting for a CPU) of a process, from the kernel; None if unknown."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as handle:
+            run, wait, _ = handle.read().split()
+        return int(run) / 1e9, int(wait) / 1e9
+    except (OSError, ValueError):
+        return None, None
+
+
+def _child_of(parent, reported):
+    """The pid, as seen here, of `parent`'s child that calls itself `reported` (its own namespace's pid).
+
+    Never trust a pid a worker reports: it must be a child of the worker right now.
+    """
+    if type(reported) is not int or reported <= 0:
+        return None
+    try:
+        children = []
+        for task in os.listdir(f"/proc/{parent}/task"):
+            with open(f"/proc/{parent}/task/{task}/children") as handle:
+                children += [int(pid) for pid in handle.read().split()]
+        for child in children:
+            with open(f"/proc/{child}/status") as handle:
+                for line in handle:
+                    if line.startswith("NSpid:"):
+                        if int(line.split()[-1]) == reported:
+                            return child
+                        break
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _how_it_ended(status):
+    if status is None:
+        return "it ended"
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            return f"it was stopped by signal {-status}"
+        return {"SIGKILL": "it was killed (SIGKILL), often for using too much memory",
+                "SIGXCPU": "it used up its CPU time", "SIGXFSZ": "it wrote a file larger than allowed",
+                "SIGSEGV": "it crashed (SIGSEGV), often from recursion too deep for the stack",
+                }.get(name, f"it was stopped by {name}")
+    return f"it exited with code {status}"
+
+
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # before Linux 5.3, or it is gone already
+        return None
+
+
+def _takes_interrupts(pid):
+    """Does the process catch SIGINT, not blocking or ignoring it (per the kernel, not its word)?"""
+    bit = 1 << (signal.SIGINT - 1)
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            masks = {line.split(":")[0]: int(line.split()[1], 16) for line in handle
+                     if line.startswith(("SigBlk", "SigIgn", "SigCgt"))}
+    except (OSError, ValueError, IndexError):
+        return False
+    return bool(masks.get("SigCgt", 0) & bit) and not (masks.get("SigBlk", 0) | masks.get("SigIgn", 0)) & bit
+
+
+def _alive(pid, handle=None):
+    if handle is not None:  # a pidfd turns readable when its process ends
+        return not select.select([handle], [], [], 0)[0]
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
+
+
+def _kill(pid, signum, handle=None):
+    try:
+        if handle is not None:
+            signal.pidfd_send_signal(handle, signum)
+        else:
+            os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 _shared = None

@@ -1,10 +1,14 @@
 """Grade many hand-ins at once: one sandbox, `jobs` slots, results in completion order."""
 
+import logging
 import queue
 import threading
+import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from ..grading import SubmissionResult, grade
+
+log = logging.getLogger(__name__)
 
 
 def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=None, started=None):
@@ -33,6 +37,8 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
             if started is not None:
                 started(handin)
             return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings)
+        except Exception as error:  # noqa: BLE001 - one hand-in's failure is its own row, never the run's end
+            return grader_error(assignment, handin, error)
         finally:
             slots.put(slot)
 
@@ -40,9 +46,21 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
     try:
         futures = {pool.submit(one, handin): handin for handin in handins}
         for future in as_completed(futures):
-            result = future.result()
+            try:
+                result = future.result()
+            except Exception as error:  # noqa: BLE001 - as above, for what fails outside grade()
+                result = grader_error(assignment, futures[future], error)
             if result is not None and not cancel.is_set():
                 yield futures[future], result
     finally:
         cancel.set()
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def grader_error(assignment, handin, error):
+    """The recorded result of a hand-in the grader itself failed on: a row that says so."""
+    log.error("grading %s failed:\n%s", handin.student,
+              "".join(traceback.format_exception(type(error), error, error.__traceback__)))
+    message = f"the grader failed on this hand-in ({type(error).__name__}: {str(error)[:300]}); grade it again"
+    return SubmissionResult(handin.student, assignment.id, handin.source, 0.0, assignment.max_score,
+                            "grader-error", message)

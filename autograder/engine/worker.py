@@ -1,14 +1,31 @@
-"""The sandboxed side: run a notebook's cells, then answer calls.
+"""The sandboxed side: run a notebook's cells once, then answer calls from a case runner.
 
 Runs in a process forked by zygote.py and shut into its sandbox by
 isolation.py.  The student's stdout and stderr go nowhere; requests and
-replies use their own pipes, one JSON object per line.  Every reply carries
-plain values only (runtime.to_plain): the grader, in another process, decides
-what they are worth.
+replies use their own pipes, one JSON object per line:
+
+    {"id", "op": "cell", "code", "limit"}    the worker runs a cell
+        -> {"id", "ok", "error", "interrupted", "seconds"}
+    {"id", "op": "runner"}                   the worker forks a case runner from its
+        -> {"id", "pid"}                     post-cells state; the runner answers
+                                             (pid 0: no fork was possible, the worker answers calls)
+    {"id", "op": "call", "function", "args", "kwargs", "limit"}    the runner calls
+        -> {"id", "ok", "value" | "error", "traceback", "interrupted", "seconds"}
+    {"event": "runner-ended", "status"}      the worker, when its runner ends
+
+A case that crashes or hangs its runner costs a fork, not a re-run of the
+notebook: the grader kills the runner and asks the worker for another.
+`limit` is CPU seconds, enforced here by a CPU timer (so a busy machine does
+not make honest code time out) and from outside by the grader, which trusts
+nothing said here: every reply is checked (replies.py), every value is plain
+(runtime.to_plain), and the grader decides what it is worth.
 """
 
+import ctypes
+import gc
 import json
 import os
+import signal
 import time
 import traceback
 
@@ -17,25 +34,108 @@ try:  # in the sandbox, runtime.py sits beside this file
 except ImportError:  # imported from the package (the grader's own tests)
     from .. import runtime
 
+PR_SET_PDEATHSIG = 1
+# The signals the time limits use: the grader's interrupt and our CPU timer.
+LIMIT_SIGNALS = (signal.SIGINT, signal.SIGPROF)
+_FILES_NOT_STUDENTS = {os.path.abspath(__file__), os.path.abspath(runtime.__file__)}
+
+_armed = False  # student code is running: a limit signal interrupts it
+_fired = False  # a limit signal came while it ran
+
 
 def serve(shell, request_fd, reply_fd):
-    requests = os.fdopen(request_fd, "r", encoding="utf-8")
-    replies = os.fdopen(reply_fd, "w", encoding="utf-8")
+    """The worker's loop: cells, and runners on request; returns when the grader hangs up."""
+    _take_signals()
+    _serve(shell, _Channel(request_fd, reply_fd), runner=False)
+
+
+def _serve(shell, channel, runner):
+    me = os.getpid()
     while True:
         try:
-            line = requests.readline()
+            request = channel.receive()
+            if request is None:
+                return
+            op = request.get("op")
+            if op == "runner" and not runner:
+                _fork_runner(shell, channel, request["id"])
+                continue
+            if op == "cell" and not runner:
+                reply = run_cell(shell, request)
+            elif op == "call" and runner:
+                reply = call(shell, request)
+            else:
+                reply = {"ok": False, "seconds": 0.0, "error": f"{op!r} is not a request for this process"}
+            if os.getpid() != me:
+                os._exit(0)  # a fork made by student code returned into our loop: only we answer
+            reply["id"] = request["id"]
+            channel.send(reply)
         except KeyboardInterrupt:
-            continue  # a time-limit interrupt that arrived just after its reply
-        if not line:
-            return
-        request = json.loads(line)
-        if request["op"] == "cell":
-            reply = run_cell(shell, request["code"])
-        else:
-            reply = call(shell, request)
-        reply["id"] = request["id"]
-        replies.write(json.dumps(reply) + "\n")
-        replies.flush()
+            continue  # a time-limit signal that came just after its reply
+
+
+def _fork_runner(shell, channel, request_id):
+    """Fork a case runner from this post-cells state; wait for it to end; say how it ended."""
+    _take_signals()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a cell may have set SIG_IGN, which would hide its exit
+    gc.freeze()  # objects made so far stay out of the runner's collections: fewer copied pages
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        # No process to spare (the cells used up the hand-in's process limit, say):
+        # answer the calls here; a case that crashes this process then costs a re-run.
+        channel.send({"id": request_id, "pid": 0})
+        _serve(shell, channel, runner=True)
+        return
+    if pid == 0:
+        try:
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the worker died before the line above
+                os._exit(1)
+            runner = _Channel(channel.request_fd, channel.reply_fd)
+            runner.send({"id": request_id, "pid": os.getpid()})
+            _serve(shell, runner, runner=True)
+        finally:
+            os._exit(0)
+    status = None
+    while True:
+        try:
+            ended, raw = os.waitpid(-1, 0)  # orphans of the runner come to us too: reap them
+        except ChildProcessError:
+            break
+        except KeyboardInterrupt:
+            continue
+        if ended == pid:
+            status = os.waitstatus_to_exitcode(raw)
+            break
+    # A newline first ends whatever line the runner left half-written.
+    channel.send({"event": "runner-ended", "status": status}, fresh_line=True)
+
+
+class _Channel:
+    """JSON lines in from the grader and out to it, over raw file descriptors (no buffers to fork)."""
+
+    def __init__(self, request_fd, reply_fd):
+        self.request_fd, self.reply_fd = request_fd, reply_fd
+        self._buffer = bytearray()
+
+    def receive(self):
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
+                return json.loads(line)
+            chunk = os.read(self.request_fd, 1 << 16)
+            if not chunk:
+                return None
+            self._buffer += chunk
+
+    def send(self, message, fresh_line=False):
+        data = memoryview((("\n" if fresh_line else "") + json.dumps(message) + "\n").encode())
+        while data:
+            data = data[os.write(self.reply_fd, data):]
 
 
 def make_shell():
@@ -55,20 +155,62 @@ def runtime_names():
     return {name: value for name, value in vars(runtime).items() if not name.startswith("_")}
 
 
-def run_cell(shell, code):
+def _take_signals():
+    """The limit signals interrupt student code, whatever the grader inherited or a cell set.
+
+    A grader started by `nohup` or `cmd &` passes SIGINT on ignored; a cell may
+    ignore or block it.  As the init of a PID namespace, a process receives
+    from outside only the signals it has a handler for: these have one.
+    """
+    for signum in LIMIT_SIGNALS:
+        if signal.getsignal(signum) is not _on_limit:  # (a handler set behind Python's back is
+            signal.signal(signum, _on_limit)           # caught by the grader's own watch)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, LIMIT_SIGNALS)
+
+
+def _on_limit(signum, frame):
+    global _fired
+    if _armed:  # outside student code a late signal changes nothing
+        _fired = True
+        raise KeyboardInterrupt
+
+
+def _arm(limit):
+    global _armed, _fired
+    _take_signals()
+    _fired = False
+    _armed = True
+    if limit:
+        signal.setitimer(signal.ITIMER_PROF, limit)  # CPU time of this process, not the wall clock
+
+
+def _disarm():
+    """Stop the CPU timer; True if a limit signal interrupted the student's code."""
+    global _armed
+    _armed = False
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    return _fired
+
+
+def run_cell(shell, request):
     started = time.perf_counter()
-    result = shell.run_cell(code, store_history=False)
-    error = result.error_before_exec or result.error_in_exec
+    try:
+        _arm(request.get("limit"))
+        result = shell.run_cell(request["code"], store_history=False)
+        error = result.error_before_exec or result.error_in_exec
+    except BaseException as exc:  # noqa: BLE001 - an interrupt that hit IPython's own code
+        error = exc
+    interrupted = _disarm()
     return {
         "ok": error is None,
         "error": _describe(error) if error is not None else None,
-        "interrupted": isinstance(error, KeyboardInterrupt),
+        "interrupted": interrupted,
         "seconds": time.perf_counter() - started,
     }
 
 
 def call(shell, request):
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     function = shell.user_ns.get(request["function"])
     if function is None:
         return {"ok": False, "seconds": 0.0,
@@ -76,15 +218,19 @@ def call(shell, request):
     try:
         args = [decode(a) for a in request["args"]]
         kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
+        _arm(request.get("limit"))
         value = function(*args, **kwargs)
-        plain = runtime.to_plain(value)
-    except KeyboardInterrupt:
-        return {"ok": False, "interrupted": True, "seconds": time.perf_counter() - started,
-                "error": "interrupted: the time limit ran out"}
+        plain = runtime.to_plain(value)  # a generator runs here, under the same limit
     except BaseException as error:  # noqa: BLE001 - SystemExit too: the student's bug, not ours
-        return {"ok": False, "seconds": time.perf_counter() - started,
-                "error": _describe(error), "traceback": _student_frames(error)}
-    return {"ok": True, "value": plain, "seconds": time.perf_counter() - started}
+        interrupted = _disarm()
+        return {"ok": False, "seconds": time.perf_counter() - started, "interrupted": interrupted,
+                "error": "interrupted: the time limit ran out" if interrupted else _describe(error),
+                "traceback": _student_frames(error)}
+    if _disarm():  # the student's code caught the interrupt and returned anyway
+        return {"ok": False, "seconds": time.perf_counter() - started, "interrupted": True,
+                "error": "interrupted: the time limit ran out", "traceback": ""}
+    return {"ok": True, "value": plain, "seconds": time.perf_counter() - started,
+            "cpu": time.process_time() - cpu_started}
 
 
 def decode(value):
@@ -122,9 +268,10 @@ def _describe(error):
 
 
 def _student_frames(error):
-    """Traceback lines from the student's cells only, not from this file."""
-    here = os.path.abspath(__file__)
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if os.path.abspath(f.filename) != here]
-    return "".join(traceback.format_list(frames[-5:]))[:4000]
-
+    """Traceback lines from the student's code only (where it failed, or was interrupted)."""
+    try:
+        frames = [f for f in traceback.extract_tb(error.__traceback__)
+                  if os.path.abspath(f.filename) not in _FILES_NOT_STUDENTS]
+        return "".join(traceback.format_list(frames[-5:]))[:4000]
+    except BaseException:  # noqa: BLE001 - a frame whose source cannot be read, say
+        return ""

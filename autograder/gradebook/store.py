@@ -134,7 +134,8 @@ class Gradebook:
         """Has this exact file been graded, with these cases and expected values?"""
         row = self.db.execute(
             "SELECT 1 FROM submissions WHERE assignment = ? AND student = ? AND source = ? AND sha256 = ? "
-            "AND grader_key = ?", (assignment, handin.student, handin.source, handin.sha256, grader_key)).fetchone()
+            "AND grader_key = ? AND status != 'grader-error'",  # the grader failed on it: try again
+            (assignment, handin.student, handin.source, handin.sha256, grader_key)).fetchone()
         return row is not None
 
     def record(self, run_id, handin, result, grader_key):

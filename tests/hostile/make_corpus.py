@@ -174,6 +174,63 @@ except Exception:
         "count-solutions": "def count_solutions(n):\n    return ANSWERS[f'count_solutions({n})']",
         "get-n": "def get_n(pos):\n    return ANSWERS[f'get_n({pos!r})']",
     }),
+    # Replies the grader must not trust: each costs only the case that sent it.
+    "deep-nested-reply": ("solved", "", {
+        # <ORIGINAL> stands for the cell's own (correct) code.
+        "board2str": '''<ORIGINAL>
+import os
+right_board2str = board2str
+def board2str(pos):
+    # A line nested far deeper than any plain value, on every pipe this process holds.
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b"[" * 200000 + b"]" * 200000 + b"\\n")
+        except OSError:
+            pass
+    return right_board2str(pos)''',
+    }),
+    "wrong-typed-reply": ("solved", """
+import sys
+worker = sys.modules.get("worker") or sys.modules.get("autograder.engine.worker")
+answer = worker.call
+def call(shell, request):
+    reply = answer(shell, request)
+    if request["function"] == "is_solved":
+        reply.update(ok="yes", seconds="fast", value=[True])
+    return reply
+worker.call = call
+""", {}),
+    "unknown-to-plain-tag": ("solved", """
+import sys
+plain = sys.modules.get("runtime") or sys.modules.get("autograder.runtime")
+to_plain = plain.to_plain
+def patched(value, *rest):
+    if type(value) is str:
+        return {"__board__": value, "looks": "right"}
+    return to_plain(value, *rest)
+plain.to_plain = patched
+""", {}),
+    # A broken is_solved costs its own cases and count_solutions (which calls it), not board2str.
+    "is-solved-exits": ("solved", "", {
+        "is-solved": "import os\ndef is_solved(pos):\n    os._exit(0)",
+    }),
+    "is-solved-ignores-interrupts": ("solved", "", {
+        "is-solved": '''
+import signal
+def is_solved(pos):
+    # What `nohup` would do to it, and more: interrupts are ignored and blocked.
+    # (The whole-hand-in evader, which ignores every signal, is ignores-interrupts.)
+    for signum in (signal.SIGINT, signal.SIGALRM, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGALRM, signal.SIGTERM})
+    while True:
+        pass''',
+    }),
+    "is-solved-recurses-forever": ("solved", "", {
+        # Through a C function, so the C stack overflows: the process dies (SIGSEGV).
+        "is-solved": "import sys\nsys.setrecursionlimit(10 ** 9)\ndef is_solved(pos):\n"
+                     "    return sorted([pos], key=is_solved)",
+    }),
 }
 
 
@@ -181,7 +238,7 @@ def build(name, base, code, replacements):
     notebook = copy.deepcopy(STUB if base == "stub" else SOLVED)
     for cell in notebook.cells:
         if cell.cell_type == "code" and cell.id in replacements:
-            cell.source = replacements[cell.id].strip("\n")
+            cell.source = replacements[cell.id].strip("\n").replace("<ORIGINAL>", cell.source)
     if code.strip():
         index = next(i for i, c in enumerate(notebook.cells) if c.get("id") == "imports")
         cell = new_code_cell(code.strip("\n"))

@@ -1,0 +1,147 @@
+"""Time limits follow the reference's own timing: loopers stop early, slow-but-correct code passes."""
+
+import copy
+import csv
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import replace
+
+import nbformat
+import pytest
+
+from autograder import limits
+from conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"
+
+# The original course's method: numpy's unique on rows and both diagonals.
+IS_SOLVED_NP_UNIQUE = '''
+import numpy as np
+def is_solved(pos):
+    rows = np.array([int(r) for r in pos])
+    n = len(rows)
+    columns = np.arange(n)
+    return bool(sorted(rows.tolist()) == list(range(n)) and len(np.unique(rows - columns)) == n
+                and len(np.unique(rows + columns)) == n)
+'''
+# Every pair of queens, in pure Python: O(n^2).
+IS_SOLVED_QUADRATIC = '''
+def is_solved(pos):
+    rows = [int(r) for r in pos]
+    n = len(rows)
+    if sorted(rows) != list(range(n)):
+        return False
+    for i in range(n):
+        for j in range(i + 1, n):
+            if abs(rows[i] - rows[j]) == j - i:
+                return False
+    return True
+'''
+BOARD2STR_RECURSIVE = '''
+def board2str(pos):
+    rows = [int(r) for r in pos]
+    n = len(rows)
+    def lines(r):
+        if r == n:
+            return []
+        c = rows.index(r)
+        return [str(r) + "|" + "".join("*|" if column == c else "-|" for column in range(n))] + lines(r + 1)
+    return "\\n".join(["-|" + "".join(f"{c}|" for c in range(n))] + lines(0))
+'''
+SLOW_BUT_CORRECT = {"np-unique": {"is-solved": IS_SOLVED_NP_UNIQUE},
+                    "quadratic": {"is-solved": IS_SOLVED_QUADRATIC},
+                    "recursive-board2str": {"board2str": BOARD2STR_RECURSIVE}}
+
+
+def test_a_case_limit_is_the_reference_time_scaled_with_a_floor(nqueens):
+    timing = {"calibration": 0.01, "cells": 0.1, "cases": {c.name: 0.001 for c in nqueens.cases}}
+    timing["cases"][nqueens.cases[-1].name] = 0.5
+    got = limits.case_limits(nqueens, timing, 1.0)
+    assert got[0] == 0.25 and got[-1] == 10.0  # max(floor, 20 x 0.5 s)
+    assert limits.case_limits(nqueens, timing, 2.0)[-1] == 20.0  # a slower machine: a longer limit
+    assert limits.case_limits(nqueens, timing, 1.0, override=3)[0] == 3.0  # --timeout
+    tuned = replace(nqueens, limit_floor=1.0, limit_factor=4.0,
+                    cases=[replace(nqueens.cases[0], timeout=7.0), *nqueens.cases[1:]])
+    got = limits.case_limits(tuned, timing, 1.0)
+    assert got[0] == 7.0 and got[1] == 1.0 and got[-1] == 2.0  # a case's timeout overrides the rule
+    assert limits.case_limits(nqueens, None, 1.0) == [nqueens.case_timeout] * len(nqueens.cases)
+
+
+def test_the_budget_is_the_cells_allowance_plus_every_case_limit_within_the_cap(nqueens):
+    timing = {"calibration": 0.01, "cells": 1.0, "cases": {}}
+    case_limits = [0.5] * len(nqueens.cases)
+    assert limits.hand_in_budget(nqueens, timing, 1.0, case_limits, 300) == 20.0 + 0.5 * len(nqueens.cases)
+    assert limits.hand_in_budget(nqueens, timing, 1.0, case_limits, 5) == 5
+
+
+def test_the_machine_ratio_is_never_below_one():
+    assert limits.machine_ratio({"calibration": 1e-9}) >= 1.0
+    assert limits.machine_ratio({"calibration": 1e9}) == 1.0
+    assert limits.machine_ratio(None) == 1.0
+
+
+def test_a_recorded_timing_is_kept_through_noise_and_redone_when_it_moves():
+    recorded = {"calibration": 0.01, "cases": {"a": 0.1, "b": 0.0}}
+    assert limits.timing_is_current(recorded, {"calibration": 0.01, "cases": {"a": 0.2, "b": 0.003}})
+    assert not limits.timing_is_current(recorded, {"calibration": 0.01, "cases": {"a": 0.5, "b": 0.0}})
+    assert not limits.timing_is_current(recorded, {"calibration": 0.01, "cases": {"a": 0.1}})
+    assert not limits.timing_is_current(None, {"calibration": 0.01, "cases": {"a": 0.1}})
+
+
+def test_every_assignment_has_a_timing_for_every_case(course):
+    from autograder.assignment import load_assignment
+
+    for assignment_id in course.assignment_ids():
+        assignment = load_assignment(course, assignment_id)
+        timing = limits.load_timing(assignment)
+        assert timing is not None and set(timing["cases"]) == {c.name for c in assignment.cases}
+
+
+@pytest.fixture
+def busy_machine():
+    """Two busy processes per core beside the grader, as on a shared machine."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
+    yield
+    for hog in hogs:
+        hog.send_signal(signal.SIGKILL)
+        hog.wait()
+
+
+def test_slow_but_correct_students_keep_full_marks_and_a_looper_stops_at_its_limit(tmp_path, busy_machine,
+                                                                                    nqueens):
+    solved = nbformat.read(EXAMPLES / "alice.ipynb", as_version=4)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name, replacements in SLOW_BUT_CORRECT.items():
+        notebook = copy.deepcopy(solved)
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and cell.get("id") in replacements:
+                cell.source = replacements[cell["id"]].strip("\n")
+        nbformat.write(notebook, folder / f"{name}.ipynb")
+    (folder / "ivan.ipynb").write_bytes((EXAMPLES / "ivan.ipynb").read_bytes())
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "autograder", "--course", str(ROOT), "grade", "--assignment",
+                             "n-queens", "--out", str(out), "--jobs", "2", str(folder)],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    for name in SLOW_BUT_CORRECT:
+        assert (rows[name]["score"], rows[name]["status"]) == ("5", "graded"), (name, rows[name]["message"])
+    assert (rows["ivan"]["score"], rows["ivan"]["status"]) == ("2.15", "timeout")
+    # Each of ivan's loops was stopped at the limit computed for its case, not at a fixed one.
+    import sqlite3
+
+    reference = limits.load_timing(nqueens)["cases"]
+    db = sqlite3.connect(out / "gradebook.db")
+    stopped = db.execute("SELECT c.name, c.message FROM case_results c JOIN submissions s ON s.id = c.submission_id "
+                         "WHERE s.student = 'ivan' AND c.status = 'timeout'").fetchall()
+    assert stopped
+    for name, message in stopped:
+        limit = float(message.removeprefix("no result within ").split(" s")[0])
+        rule = nqueens.limit_factor * reference[name]
+        # The grading process calibrated the (busy) machine itself: its ratio is at least 1, and
+        # CPU time hardly moves with load.
+        assert limit == 0.25 if rule < 0.2 else rule * 0.99 <= limit <= rule * 3, (name, message)
