@@ -248,9 +248,12 @@ def landlock_abi():
     return max(int(version), 0)
 
 
-def enter_landlock(limits, private_dir, read_paths):
+def enter_landlock(limits, private_dir, read_paths, uid=None):
+    """`uid`: as root, a user id of its own as well (the kernel never holds root to RLIMIT_NPROC)."""
     os.chdir(private_dir)
-    _limit(limits, count_processes=False)
+    _limit(limits, count_processes=uid is not None)
+    if uid is not None:
+        _become(uid)
     _no_new_privs()  # landlock_restrict_self demands it of an unprivileged process
     _restrict_files(read_paths, private_dir)
     _environment(private_dir, private_dir)
@@ -420,7 +423,8 @@ def _try(layer, root, private_dir):
                 enter_users(slot_uid(os.getppid(), 0), limits, private_dir, landlock_read_paths())
                 _can_read_python()
             elif layer == "landlock":
-                enter_landlock(limits, private_dir, landlock_read_paths())
+                enter_landlock(limits, private_dir, landlock_read_paths(),
+                               slot_uid(os.getppid(), 0) if os.geteuid() == 0 else None)
         except BaseException as error:  # noqa: BLE001 - any failure means "not here"
             text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             message = (text or type(error).__name__).encode()

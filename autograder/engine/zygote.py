@@ -134,7 +134,8 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
                     extra = None if os.environ.get("AUTOGRADER_LANDLOCK") == "0" else isolation.landlock_read_paths()
                     isolation.enter_users(uid, limits, private, extra)
                 elif level == "landlock":
-                    isolation.enter_landlock(limits, private, isolation.landlock_read_paths())
+                    isolation.enter_landlock(limits, private, isolation.landlock_read_paths(),
+                                             uid if os.geteuid() == 0 else None)
                 else:
                     isolation.enter_none(limits, private)
                 _die_with_parent(lambda: os.getppid() == zygote)
@@ -209,7 +210,7 @@ def _private_dir(homes, slot, level):
     path = os.path.join(homes, f"slot-{slot}")
     shutil.rmtree(path, ignore_errors=True)
     os.mkdir(path, 0o700)
-    if level == "users":
+    if level in ("users", "landlock") and os.geteuid() == 0:  # root gives these a slot user id
         uid = isolation.slot_uid(os.getpid(), slot)
         os.chown(path, uid, uid)
     return path
@@ -257,10 +258,11 @@ def _sweep(level, slot, keep, dead):
             _exits[dead] = _exit_status(dead)
         return 0
     killed = set()
-    if level != "users" and dead:
+    by_uid = level == "users" or (level == "landlock" and os.geteuid() == 0)  # a slot user id of its own
+    if not by_uid and dead:
         _exits[dead] = _exit_status(dead)  # reparents its children to us
     for _ in range(100):  # a fork racing the sweep is caught on the next pass
-        found = [pid for pid in (_pids_of(isolation.slot_uid(os.getpid(), slot)) if level == "users"
+        found = [pid for pid in (_pids_of(isolation.slot_uid(os.getpid(), slot)) if by_uid
                                  else _children())
                  if pid not in keep and pid not in killed]
         if not found:
@@ -271,7 +273,7 @@ def _sweep(level, slot, keep, dead):
             except ProcessLookupError:
                 pass
             killed.add(pid)
-        if level != "users":
+        if not by_uid:
             for pid in found:
                 _exit_status(pid)  # reaped, so its own children come back to us
     return len(killed)
