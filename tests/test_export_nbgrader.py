@@ -77,7 +77,7 @@ def test_autograde_scores_hand_ins_as_expected(generated, course, nqueens, tmp_p
     verdicts = engines.grade_nbgrader(course, nqueens, paths, tmp_path / "course")
     scores = {s: v.score() for s, v in verdicts.items()}
     # grace prints to stdout and stderr inside her functions: the check swallows it, as ours does
-    assert scores == pytest.approx({"alice": 5, "frank": 2.9, "grace": 5, "judy": 0, "walter": 5})
+    assert scores == pytest.approx({"alice": 5, "frank": 2.95, "grace": 5, "judy": 0, "walter": 5})
 
 
 def test_a_hand_in_becomes_the_release_with_the_students_cells(generated, nqueens):

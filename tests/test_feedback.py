@@ -78,7 +78,9 @@ def test_errors_are_explained_with_a_short_traceback_of_the_students_code(exampl
 def test_timeouts_and_broken_notebooks_say_what_to_try(example):
     ivan = page(example, "ivan")
     assert "Some checks ran out of time." in ivan and "What to try:" in ivan
-    assert "no result within 2 s" in ivan
+    # Each loop was stopped at its case's own limit, and the page says how long the reference takes.
+    assert re.search(r"(no result within|stopped after) [0-9.]+ s", ivan)
+    assert "the reference solution takes about" in ivan
     trent = page(example, "trent")
     assert "could not be read as a Jupyter notebook" in trent and "Download .ipynb" in trent
     assert "not run" in trent and "0 / 5" in trent
