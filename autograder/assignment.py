@@ -48,6 +48,8 @@ class Settings:
     budget: float                # the most a hand-in may take: submission_timeout or --submission-timeout
     case_limits: tuple = field(default=(), compare=False, repr=False)  # CPU seconds per case, in order
     hand_in_budget: float = field(default=0.0, compare=False, repr=False)
+    # The reference's CPU seconds per case on this machine (None where not recorded): a time-out says it.
+    reference_seconds: tuple = field(default=(), compare=False, repr=False)
 
 
 @dataclass
@@ -97,6 +99,7 @@ class Assignment:
         cap = budget or self.budget
         return Settings(case_timeout=case_timeout, cell_timeout=self.cell_timeout, budget=cap,
                         case_limits=tuple(case_limits),
+                        reference_seconds=tuple(limits.reference_seconds(self, timing, ratio)),
                         hand_in_budget=limits.hand_in_budget(self, timing, ratio, case_limits, cap))
 
     def grader_key(self, settings):

@@ -38,7 +38,6 @@ def build(course, check=False, progress=print):
         progress(f"{assignment_id}: running the reference notebook")
         reference = read_reference(assignment)
         expected = compute_expected(assignment, reference)
-        context = Context(assignment, expected, course.colab_url(assignment.student_path.relative_to(course.root)))
         texts[assignment.expected_path] = expected_text(assignment, expected)
         # Timings vary run to run: the recorded ones stay while they still hold (limits.py).
         timing = compute_timing(assignment, reference)
@@ -48,9 +47,13 @@ def build(course, check=False, progress=print):
         else:
             texts[assignment.timing_path] = timing_text(assignment, timing["cases"], timing["cells"],
                                                         timing["calibration"])
+        # The rubric's column and the check cells state the same limits: those of the machine that built.
+        limits_here = case_limits(assignment, timing, 1.0)
+        context = Context(assignment, expected, course.colab_url(assignment.student_path.relative_to(course.root)),
+                          dict(zip((c.name for c in assignment.cases), limits_here)))
         texts[assignment.student_path] = notebook_text(build_student_notebook(reference, context))
         sheets[assignment_id] = rubric_rows(assignment, expected, course.assignments.get(assignment_id),
-                                            case_limits(assignment, timing, 1.0))
+                                            limits_here)
         audits.append((assignment, load_config(assignment).floor))
 
     rubric_path = course.root / RUBRIC

@@ -1,6 +1,6 @@
 """Grade one hand-in: read it, run it in a sandbox, score every case."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import baselines, scoring
@@ -44,10 +44,26 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
     yardsticks = baselines.baseline_seconds(assignment, sandbox, slot)
     results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
                for case, result in zip(assignment.cases, outcome.calls)]
+    results = _with_reference_times(results, settings.reference_seconds)
     status, message = _status(results, outcome)
     return SubmissionResult(score=scoring.total(results), status=status, message=message, cases=results,
                             cell_errors=cell_errors(kept, outcome.cell_errors), seconds=round(outcome.seconds, 4),
                             student_seconds=round(outcome.student_seconds, 4), **base)
+
+
+def _with_reference_times(results, reference):
+    """A time-out says how long the reference solution takes, so a student knows how far off they are."""
+    out = []
+    for result, seconds in zip(results, reference or [None] * len(results)):
+        if result.status == "timeout" and seconds is not None and result.message.startswith("no result within"):
+            result = replace(result, message=f"{result.message}; the reference solution takes about "
+                                             f"{_seconds(seconds)}")
+        out.append(result)
+    return out + results[len(out):]
+
+
+def _seconds(value):
+    return f"{value * 1000:.2g} ms" if value < 0.1 else f"{value:.2g} s"
 
 
 def cell_errors(kept, errors, lines=3):

@@ -86,6 +86,13 @@ def case_limits(assignment, timing, ratio, override=None):
     return limits
 
 
+def reference_seconds(assignment, timing, ratio):
+    """The reference's CPU seconds for each case on this machine, in order; None where not recorded."""
+    recorded = (timing or {}).get("cases", {})
+    return [round(recorded[c.name] * ratio, 4) if type(recorded.get(c.name)) in (int, float) else None
+            for c in assignment.cases]
+
+
 def hand_in_budget(assignment, timing, ratio, limits, cap):
     """Seconds a whole hand-in may take: its cells' allowance plus every case's limit, at most `cap`."""
     cells = (timing or {}).get("cells")

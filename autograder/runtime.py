@@ -313,7 +313,8 @@ def run_checks(cases, namespace=None, uses=()):
     """Run public cases in the notebook and print one verdict per case.
 
     `cases` is a list of dicts with keys call, expected (plain), points, hint
-    and optionally compare / options.  `uses` names the tested functions the
+    and optionally compare / options / limit (the grader's time limit in seconds:
+    a case that takes longer here is told so, as it would time out there).  `uses` names the tested functions the
     checked one calls, most basic first: when one of them failed its own
     check cell, a failing case points there instead of giving its hint.
     Nothing here raises.  The words are the grader's own (explain_difference,
@@ -326,7 +327,7 @@ def run_checks(cases, namespace=None, uses=()):
     for case in cases:
         total += case["points"]
         how, options = case.get("compare", "equal"), case.get("options") or {}
-        received, error, slow, timing = None, None, None, ""
+        received, error, slow, timing, seconds = None, None, None, "", 0.0
         try:
             received, seconds = best_time(lambda: to_plain(eval(case["call"], namespace)),  # noqa: S307
                                           options.get("repeat", 1))
@@ -353,6 +354,9 @@ def run_checks(cases, namespace=None, uses=()):
                 print("    why:      " + why.replace("\n", "\n              "))
         if timing and passed:
             print(f"    time: {timing}")
+        if case.get("limit") and error is None and seconds > case["limit"]:
+            print(f"    time: {seconds:.3g} s here, over the grader's limit of {case['limit']:g} s for this case: "
+                  "the grader would stop it (its limit counts CPU time; the reference takes far less)")
         # A function not written yet is its own problem, whatever it calls (as on the feedback page).
         blame = cause if cause and not (error or "").startswith("NotImplementedError") else None
         if not passed and (blame or case.get("hint")):

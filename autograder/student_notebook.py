@@ -1,7 +1,7 @@
 """Build the student notebook from the reference notebook, one step at a time."""
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import nbformat
 
@@ -18,6 +18,7 @@ class Context:
     assignment: object
     expected: dict
     colab_url: str
+    limits: dict = field(default_factory=dict)   # case name -> the grader's time limit (s), as in the rubric
 
 
 STEPS = (drop_reference_only, inline_runtime, stub_solutions, public_checks, clear_outputs, colab_badge)

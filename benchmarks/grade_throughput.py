@@ -167,6 +167,8 @@ def main(argv=None):
                         help="`otter run` per notebook (default) or otter's Python API")
     parser.add_argument("--jobs", type=int, default=2, help="hand-ins at once, for ours and `otter run`")
     parser.add_argument("--repeat", type=int, default=1, help="repeat each timing; medians are reported")
+    parser.add_argument("--isolation", default="auto",
+                        help="the isolation layer ours grades with (auto: the strongest that works here)")
     parser.add_argument("--keep", type=Path, default=None, help="keep the class and the outputs here")
     parser.add_argument("--without", default="", metavar="STUDENTS",
                         help="comma-separated example students to leave out of the class (by default the "
@@ -198,9 +200,13 @@ def main(argv=None):
     if "ours" in wanted:
         seconds, graded, verdicts["ours"] = measure(
             "ours", args.repeat, lambda attempt, timing: engines.grade_ours(
-                course, assignment, paths, work / f"ours-{attempt}", jobs=args.jobs, timing=timing))
+                course, assignment, paths, work / f"ours-{attempt}", jobs=args.jobs, timing=timing,
+                isolation=args.isolation))
         rows["ours"] = (seconds, graded, len(paths))
         gradebook = work / f"ours-{args.repeat - 1}" / "gradebook.db"
+        with sqlite3.connect(gradebook) as db:
+            layer = db.execute("SELECT isolation FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+        print(f"  ours ran with the '{layer}' isolation layer", flush=True)
         print_overhead(gradebook)
         ideal, code, limits = physical_limit(gradebook, args.jobs)
         looping = loopers(gradebook)
@@ -209,7 +215,8 @@ def main(argv=None):
             calm_seconds, calm_graded, _ = measure(
                 "ours without " + ", ".join(sorted(looping)), args.repeat,
                 lambda attempt, timing: engines.grade_ours(
-                    course, assignment, calm, work / f"ours-calm-{attempt}", jobs=args.jobs, timing=timing))
+                    course, assignment, calm, work / f"ours-calm-{attempt}", jobs=args.jobs, timing=timing,
+                    isolation=args.isolation))
             print(f"  ours, side by side: with the loopers ({', '.join(sorted(looping))}) "
                   f"{graded / seconds:.2f} hand-ins/s ({graded} in {seconds:.1f} s); without them "
                   f"{calm_graded / calm_seconds:.2f} hand-ins/s ({calm_graded} in {calm_seconds:.1f} s)", flush=True)

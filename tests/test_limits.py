@@ -145,3 +145,23 @@ def test_slow_but_correct_students_keep_full_marks_and_a_looper_stops_at_its_lim
         # The grading process calibrated the (busy) machine itself: its ratio is at least 1, and
         # CPU time hardly moves with load.
         assert limit == 0.25 if rule < 0.2 else rule * 0.99 <= limit <= rule * 3, (name, message)
+        # ... and the time-out says how long the reference takes, so the student sees how far off they are.
+        assert "the reference solution takes about" in message, message
+    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", "--out", str(out)],
+                              capture_output=True, text=True, timeout=300)
+    assert feedback.returncode == 0, feedback.stderr[-2000:]
+    page = next(out.glob("feedback/ivan*/feedback.md")).read_text(encoding="utf-8")
+    assert "the reference solution takes about" in page
+
+
+def test_a_public_check_that_runs_past_the_graders_limit_says_so(capsys):
+    """In the notebook, a case slower than the grader's limit prints the limit (runtime.run_checks)."""
+    from autograder import runtime
+
+    namespace = {"slow": lambda: sum(range(3_000_000)) and 1}
+    runtime.run_checks([{"call": "slow()", "expected": 1, "points": 0.5, "hint": "", "limit": 0.001}], namespace)
+    out = capsys.readouterr().out
+    assert "✓ pass" in out   # right is right: the notebook only warns
+    assert "over the grader's limit of 0.001 s" in out
+    runtime.run_checks([{"call": "slow()", "expected": 1, "points": 0.5, "hint": "", "limit": 60}], namespace)
+    assert "grader's limit" not in capsys.readouterr().out

@@ -55,11 +55,12 @@ def _env_with(venv_bin):
 # --- ours ------------------------------------------------------------------------------
 
 
-def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None):
-    """`autograder grade --jobs N --out DIR PATHS...`, read back case by case."""
+def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None, isolation="auto"):
+    """`autograder grade --jobs N --isolation LAYER --out DIR PATHS...`, read back case by case."""
     out_dir = Path(out_dir)
     command = [str(Path(sys.executable).parent / "autograder"), "--course", str(course.root), "grade",
-               "--assignment", assignment.id, "--jobs", str(jobs), "--out", str(out_dir), *map(str, paths)]
+               "--assignment", assignment.id, "--jobs", str(jobs), "--isolation", isolation,
+               "--out", str(out_dir), *map(str, paths)]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     if timing is not None:

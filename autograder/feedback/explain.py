@@ -188,7 +188,13 @@ def timeout_location(message, traceback):
     seconds = re.search(r"within ([0-9.]+ ?s)", message or "")
     code = (last.group("code") or "").strip()
     where = f"in `{last.group('function')}`, line {last.group('line')}" + (f" (`{code}`)" if code else "")
-    return f"stopped after {seconds.group(1) if seconds else 'the time limit'} {where}"
+    reference = _REFERENCE.search(message or "")
+    return (f"stopped after {seconds.group(1) if seconds else 'the time limit'} {where}"
+            + (f"; {reference.group(0)}" if reference else ""))
+
+
+# grading.py adds this to a time-out's message where the reference's time is recorded.
+_REFERENCE = re.compile(r"the reference solution takes about [0-9.]+ m?s")
 
 
 def short_traceback(text, frames=3):

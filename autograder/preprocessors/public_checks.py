@@ -11,7 +11,7 @@ from ..literal import python_literal
 TAG = "public-check"
 
 
-def check_cell_source(function, cases, expected, uses=()):
+def check_cell_source(function, cases, expected, uses=(), limits=None):
     lines = [f"# Public checks for {function}(): run this cell after the one above.",
              "run_checks(["]
     for case in cases:
@@ -24,6 +24,8 @@ def check_cell_source(function, cases, expected, uses=()):
         if case.options:
             lines.append(f"        \"options\": {case.options!r},")
         lines.append(f"        \"hint\": {case.hint!r},")
+        if (limits or {}).get(case.name):
+            lines.append(f"        \"limit\": {limits[case.name]!r},")
         lines.append("    },")
     lines.append(f"], uses={list(uses)!r})" if uses else "])")
     return "\n".join(lines)
@@ -51,7 +53,8 @@ def public_checks(notebook, context):
     uses = call_graph.function_uses(context.assignment)
     for index, _, function, cases in sorted(placements, key=lambda p: (-p[0], -p[1])):
         cell = nbformat.v4.new_code_cell(check_cell_source(function, cases, context.expected,
-                                                           call_graph.uses_in_order(uses, function)))
+                                                           call_graph.uses_in_order(uses, function),
+                                                           context.limits))
         cell.id = f"check-{function}".replace("_", "-")
         cell.metadata["tags"] = [TAG]
         notebook.cells.insert(index + 1, cell)
