@@ -117,10 +117,14 @@ def has_cap_sys_admin():
 # the new root's mounts) and forks; the grandchild, PID 1 of the new PID
 # namespace, calls `finish_namespaces` (its /proc, chroot, identity) and serves.
 
-def enter_namespaces(uid, limits, root):
-    """Step one, in the zygote's child.  Returns the state step two needs."""
+def enter_namespaces(uid, limits, root, new_pid=True):
+    """Step one, in the zygote's child.  Returns the state step two needs.
+
+    `new_pid=False`: the caller is already PID 1 of a new PID namespace (as
+    root the zygote makes it, see zygote.py) and does step two itself.
+    """
     as_root = os.geteuid() == 0 and has_cap_sys_admin()
-    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWPID if new_pid else 0)
     outer_uid, outer_gid = os.geteuid(), os.getegid()
     _check(_libc.unshare(flags | (0 if as_root else CLONE_NEWUSER)), "unshare")
     if not as_root:
@@ -169,6 +173,16 @@ def finish_namespaces(state, limits, root):
         _drop_capabilities()
     _no_new_privs()
     _environment(HOME, "/tmp")
+
+
+def unshare_pid():
+    """As root: the next child forked is PID 1 of a new PID namespace (see restore_pid)."""
+    _check(_libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+
+
+def restore_pid(own_namespace_fd):
+    """Children forked from now on are in our own PID namespace again."""
+    _check(_libc.setns(own_namespace_fd, CLONE_NEWPID), "setns(CLONE_NEWPID)")
 
 
 def _bind_read_only(path, root):

@@ -33,6 +33,10 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 _exits = {}
 _groups = None  # cgroups.SlotGroups: each slot's CPU share, where cgroups can be made
 _guards = {}  # namespaces worker pid -> the guard process that waits for it
+_worker_of_guard = {}  # and back
+_own_pid_namespace = None  # as root: our PID namespace, to come back to after each worker's fork
+_alive_read = None
+_keep = []
 MAX_PROBE_SLOT = isolation.MAX_SLOTS - 1  # the slot whose folder the probe uses
 _slots_used = set()
 _libc = ctypes.CDLL(None)
@@ -65,8 +69,13 @@ def main():
     # clean up and go (see the loop); SIGTERM does the same.
     signal.signal(signal.SIGTERM, lambda signum, frame: _shut_down(level))
     signal.signal(signal.SIGCHLD, _reap)
-    global _groups
+    global _groups, _own_pid_namespace, _alive_read
     _groups = cgroups.SlotGroups(os.getpid()) if level is not None else None
+    if level == "namespaces" and os.geteuid() == 0 and isolation.has_cap_sys_admin():
+        _own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)
+        # Held open for the zygote's whole life: workers see end-of-file on it once it is gone.
+        _alive_read, _alive_write = os.pipe()
+        _keep.append(_alive_write)
     _send(control, {"ready": True, "isolation": level, "refused": refused,
                     "cpu_groups": bool(_groups and _groups.base)})
     if level is None:
@@ -108,6 +117,8 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
     zygote = os.getpid()
     uid = isolation.slot_uid(zygote, slot)
     private = None if level == "namespaces" else _private_dir(homes, slot, level)
+    if level == "namespaces" and _own_pid_namespace is not None:
+        return _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot)
     report_read, report_write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -154,7 +165,53 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
         return pid  # it failed before it could serve: the grader sees it die at once
     if worker_pid != pid:
         _guards[worker_pid] = pid
+        _worker_of_guard[pid] = worker_pid
+        if pid in _exits:  # the guard ended (and was reaped) before it was filed as one
+            _guards.pop(worker_pid)
+            _exits[worker_pid] = _from_guard(_exits.pop(pid))
     return worker_pid
+
+
+def _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot):
+    """Root with CAP_SYS_ADMIN: the worker is forked straight into a new PID namespace, as its PID 1.
+
+    One fork, no guard (the unprivileged path needs a child to make the user
+    namespace first): the zygote makes the PID namespace for its next child,
+    forks, and goes back to its own for the children after.
+    """
+    isolation.unshare_pid()
+    pid = -1
+    try:
+        pid = os.fork()
+    finally:
+        if pid != 0:  # the zygote, even if the fork failed: its next children are its own again
+            isolation.restore_pid(_own_pid_namespace)
+    if pid == 0:
+        code = 70
+        try:
+            control.close()
+            for fd in _keep:  # the zygote's end of its life pipe: ours must not keep it open
+                os.close(fd)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            limits = request["limits"]
+            if _groups is not None:
+                _groups.join(slot)
+            state = isolation.enter_namespaces(uid, limits, mountpoint, new_pid=False)
+            isolation.finish_namespaces(state, limits, mountpoint)
+            # getppid() is 0 in a new PID namespace: the zygote's life pipe tells instead.
+            _die_with_parent(lambda: not select.select([_alive_read], [], [], 0)[0])
+            worker.serve(shell, fds[0], fds[1])
+            code = 0
+        finally:
+            os._exit(code)
+    for fd in fds:
+        os.close(fd)
+    return pid
 
 
 def _namespaces_worker(shell, fds, uid, limits, mountpoint, report_write, zygote):
@@ -220,8 +277,13 @@ def _exit_status(pid):
     """How a (killed or ended) worker ended, waiting for it if it is not reaped yet."""
     guard = _guards.pop(pid, None)
     if guard is not None:  # a namespaces worker: its guard exits the way it ended
-        code = _exit_status(guard)
-        return code - 128 if code is not None and code > 128 else code
+        _worker_of_guard.pop(guard, None)
+        try:
+            _, status = os.waitpid(guard, 0)
+            return _from_guard(os.waitstatus_to_exitcode(status))
+        except ChildProcessError:  # the SIGCHLD handler reaped it meanwhile
+            code = _exits.pop(guard, None)
+            return _from_guard(code) if code is not None else _exits.pop(pid, None)
     if pid not in _exits:
         try:
             _, status = os.waitpid(pid, 0)
@@ -229,6 +291,11 @@ def _exit_status(pid):
         except ChildProcessError:
             pass  # the SIGCHLD handler got there first
     return _exits.pop(pid, None)
+
+
+def _from_guard(code):
+    """A guard exits 128 + N when its worker died of signal N (see _namespaces_worker)."""
+    return code - 128 if code is not None and code > 128 else code
 
 
 def _reap(signum, frame):
@@ -239,7 +306,13 @@ def _reap(signum, frame):
             return
         if pid == 0:
             return
-        _exits[pid] = os.waitstatus_to_exitcode(status)
+        code = os.waitstatus_to_exitcode(status)
+        worker_pid = _worker_of_guard.pop(pid, None)
+        if worker_pid is not None:  # a guard: file its worker's ending under the worker's pid
+            _guards.pop(worker_pid, None)
+            _exits[worker_pid] = _from_guard(code)
+        else:
+            _exits[pid] = code
         if len(_exits) > 10000:
             _exits.pop(next(iter(_exits)))
 
@@ -254,8 +327,9 @@ def _sweep(level, slot, keep, dead):
     and sweep again.  `keep` holds the live workers of other slots.
     """
     if level in ("namespaces", None):
-        if dead:
-            _exits[dead] = _exit_status(dead)
+        # Nothing to wait for: the kernel ends the namespace with its PID 1, and the
+        # guard is reaped when it exits (tearing the namespaces down takes milliseconds
+        # that no grading slot should wait through).
         return 0
     killed = set()
     by_uid = level == "users" or (level == "landlock" and os.geteuid() == 0)  # a slot user id of its own
