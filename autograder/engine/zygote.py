@@ -37,6 +37,7 @@ _worker_of_guard = {}  # and back
 _own_pid_namespace = None  # as root: our PID namespace, to come back to after each worker's fork
 _alive_read = None
 _keep = []
+_ns_workers = set()  # live workers forked straight into a PID namespace (as root)
 MAX_PROBE_SLOT = isolation.MAX_SLOTS - 1  # the slot whose folder the probe uses
 _slots_used = set()
 _libc = ctypes.CDLL(None)
@@ -96,6 +97,19 @@ def main():
 
 
 def _shut_down(level):
+    # Workers forked straight into their PID namespaces: kill each and wait, which
+    # lasts until the kernel has ended every process of its namespace.
+    for pid in list(_ns_workers):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for pid in list(_ns_workers):
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
     for worker_pid, guard in list(_guards.items()):  # namespaces workers still running
         for pid in (worker_pid, guard):
             try:
@@ -211,6 +225,7 @@ def _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot):
             os._exit(code)
     for fd in fds:
         os.close(fd)
+    _ns_workers.add(pid)
     return pid
 
 
@@ -275,6 +290,7 @@ def _private_dir(homes, slot, level):
 
 def _exit_status(pid):
     """How a (killed or ended) worker ended, waiting for it if it is not reaped yet."""
+    _ns_workers.discard(pid)
     guard = _guards.pop(pid, None)
     if guard is not None:  # a namespaces worker: its guard exits the way it ended
         _worker_of_guard.pop(guard, None)
@@ -307,6 +323,7 @@ def _reap(signum, frame):
         if pid == 0:
             return
         code = os.waitstatus_to_exitcode(status)
+        _ns_workers.discard(pid)
         worker_pid = _worker_of_guard.pop(pid, None)
         if worker_pid is not None:  # a guard: file its worker's ending under the worker's pid
             _guards.pop(worker_pid, None)
