@@ -116,6 +116,8 @@ def has_cap_sys_admin():
 # children only: the zygote's child calls `enter_namespaces` (new namespaces,
 # the new root's mounts) and forks; the grandchild, PID 1 of the new PID
 # namespace, calls `finish_namespaces` (its /proc, chroot, identity) and serves.
+# As root the zygote makes the PID namespace itself (unshare_pid, fork,
+# restore_pid), so its one child is PID 1 already and does both steps.
 
 def enter_namespaces(uid, limits, root, new_pid=True):
     """Step one, in the zygote's child.  Returns the state step two needs.
