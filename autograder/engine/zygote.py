@@ -139,16 +139,8 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
         code = 70
         try:
             os.close(report_read)
-            control.close()
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.setsid()
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
+            _child_start(control, slot)
             limits = request["limits"]
-            if _groups is not None:
-                _groups.join(slot)  # before any isolation: everything the hand-in starts stays in it
             if level == "namespaces":
                 _namespaces_worker(shell, fds, uid, limits, mountpoint, report_write, zygote)
             else:
@@ -186,6 +178,21 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
     return worker_pid
 
 
+def _child_start(control, slot):
+    """What every worker does first, in the zygote's child, before any isolation."""
+    control.close()
+    for fd in _keep:  # the zygote's end of its life pipe: a worker must not keep it open
+        os.close(fd)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    if _groups is not None:
+        _groups.join(slot)  # everything the hand-in starts stays in its slot's CPU group
+
+
 def _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot):
     """Root with CAP_SYS_ADMIN: the worker is forked straight into a new PID namespace, as its PID 1.
 
@@ -203,18 +210,8 @@ def _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot):
     if pid == 0:
         code = 70
         try:
-            control.close()
-            for fd in _keep:  # the zygote's end of its life pipe: ours must not keep it open
-                os.close(fd)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.setsid()
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
+            _child_start(control, slot)
             limits = request["limits"]
-            if _groups is not None:
-                _groups.join(slot)
             state = isolation.enter_namespaces(uid, limits, mountpoint, new_pid=False)
             isolation.finish_namespaces(state, limits, mountpoint)
             # getppid() is 0 in a new PID namespace: the zygote's life pipe tells instead.
