@@ -53,7 +53,7 @@ def test_an_infinite_loop_is_interrupted_and_grading_goes_on():
     # Where it was when the limit struck, in the student's own code.
     assert "in slow" in outcome.calls[0].traceback and "while True" in outcome.calls[0].traceback
     assert "worker.py" not in outcome.calls[0].traceback
-    assert (outcome.restarts, outcome.runners) == (0, 1)
+    assert (outcome.restarts, outcome.runners) == (0, 0)  # interrupted, the worker itself went on
 
 
 def test_limits_count_cpu_time_not_waiting():
@@ -62,12 +62,24 @@ def test_limits_count_cpu_time_not_waiting():
     assert outcome.calls[0].status == "ok"
 
 
-def test_a_crashing_case_costs_a_fork_not_the_notebook_nor_other_cases():
+def test_a_crashing_case_costs_one_re_run_of_the_cells_then_a_fork_and_never_other_cases():
     cells = ["import os\ndef gone():\n    os._exit(3)\ndef fine():\n    return 1"]
-    outcome = run(cells, "gone()", "fine()", "gone()", "fine()")
-    assert [c.status for c in outcome.calls] == ["crashed", "ok", "crashed", "ok"]
+    outcome = run(cells, "gone()", "fine()", "gone()", "fine()", "gone()", "fine()")
+    assert [c.status for c in outcome.calls] == ["crashed", "ok"] * 3
     assert "exited with code 3" in outcome.calls[0].message
-    assert (outcome.restarts, outcome.runners) == (0, 3)
+    # The first crash killed the worker (the calls ran in it): the cells ran again, once;
+    # every later case got a runner forked from the post-cells state.
+    assert (outcome.restarts, outcome.runners) == (1, 3)
+
+
+def test_the_re_run_after_a_first_crash_is_not_charged_to_the_hand_in():
+    cells = ["import os, time\ndef gone():\n    os._exit(3)\ndef nap():\n    time.sleep(0.3)\n    return 1",
+             "started = time.process_time()\nwhile time.process_time() - started < 0.4:\n    pass"]
+    # Charged: the cells once (0.4 s) and three naps (0.9 s), within 1.6 s; the cells' second
+    # run (another 0.4 s) would have left the last nap without time.
+    outcome = run(cells, "gone()", "nap()", "nap()", "nap()", budget=1.6)
+    assert [c.status for c in outcome.calls] == ["crashed", "ok", "ok", "ok"]
+    assert outcome.restarts == 1 and outcome.cell_errors == []  # the second run got the first's limits
 
 
 def test_limits_hold_when_the_grader_inherited_an_ignored_interrupt():
@@ -80,12 +92,12 @@ def test_limits_hold_when_the_grader_inherited_an_ignored_interrupt():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert [c.status for c in outcome.calls] == ["timeout", "ok"]
-    # Interrupted, not killed: its runner lived on, and its frames were kept.
+    # Interrupted, not killed: its worker lived on, and its frames were kept.
     assert "time.sleep(100)" in outcome.calls[0].traceback
-    assert outcome.runners == 1
+    assert (outcome.restarts, outcome.runners) == (0, 0)
 
 
-def test_code_that_ignores_interrupts_costs_a_fork_not_the_notebook():
+def test_code_that_ignores_interrupts_is_stopped_and_costs_no_other_case():
     cells = ["import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)",
              "def stubborn():\n    for s in (signal.SIGINT, signal.SIGPROF):\n        signal.signal(s, signal.SIG_IGN)\n"
              "    while True:\n        pass",
@@ -93,7 +105,7 @@ def test_code_that_ignores_interrupts_costs_a_fork_not_the_notebook():
     started = time.monotonic()
     outcome = run(cells, "stubborn()", "fine()", timeout=0.5)
     assert [c.status for c in outcome.calls] == ["timeout", "ok"]
-    assert (outcome.restarts, outcome.runners) == (0, 2)  # the cells ran once; a second runner was forked
+    assert (outcome.restarts, outcome.runners) == (1, 1)  # a second run of the cells, then a runner
     assert time.monotonic() - started < 30
 
 

@@ -1,12 +1,15 @@
 """Run a notebook's code and a list of calls in a sandbox, whatever the code does.
 
 Cells run top to bottom with errors allowed, as "Run all" would with
-`allow_errors`.  Then the worker forks a case runner from its post-cells
-state, and the calls run there one after another.  Every case gets its own
-try: a call that kills or hangs the runner costs a fork of a new one, not a
-re-run of the notebook.  Only when the worker itself stops cooperating (its
-code is the student's: cells can patch it) or a cell hangs or kills it does
-a fresh worker re-run the cells, skipping the ones that hung or killed it.
+`allow_errors`.  Then the calls run one after another, in the worker itself
+while nothing has gone wrong (most hand-ins: no fork to pay for).  Every case
+gets its own try: the first call that kills or hangs the worker costs one
+re-run of the cells, which is not charged to the hand-in's budget; from then
+on the new worker forks a case runner from its post-cells state, and each
+call that kills or hangs a runner costs a fork of a new one, not a re-run of
+the notebook.  Only when the worker itself stops cooperating (its code is the
+student's: cells can patch it) or a cell hangs or kills it does a fresh
+worker re-run the cells (charged), skipping the ones that hung or killed it.
 Limits are CPU seconds; a whole hand-in also has a wall-clock budget, and
 nothing else bounds the tries.  Outcomes are plain data; nothing here knows
 expected values.
@@ -58,6 +61,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     skipped, cell_errors, outcomes = set(), [], []
     restarts, runners, worker = 0, 0, None
     spent = [0.0, 0.0]  # student time, and of it the cells' (by the last run of them): see _run_cells, _call
+    fork_runners = False  # a call has killed a worker that ran it itself: every case gets a runner now
     try:
         while len(outcomes) < len(calls):
             if budget_left(worker) <= 0:
@@ -66,19 +70,25 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
                 break
             if worker is None:  # every restart skips one more cell or follows a case: no count is needed
                 worker = sandbox.worker(slot)
-                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, budget_left, reserve, spent)
+                worker.fork_runners = fork_runners
+                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, budget_left, reserve, spent,
+                                         rerun=budget_left.forgive_cells)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
                     budget_left.close(worker)
                     worker, restarts = None, restarts + 1
                     continue
+                budget_left.forgive_cells = False
             index = len(outcomes)
             limit = max(0.01, min(timeouts[index], budget_left(worker)))
+            ran_in_worker = worker.runner == worker.pid or (worker.runner is None and not worker.fork_runners)
             outcome, alive = _call(worker, calls[index], limit, spent)
             outcomes.append(outcome)
             if not alive:
                 runners += worker.runners_started
                 budget_left.close(worker)
                 worker, restarts = None, restarts + 1
+                if ran_in_worker and not fork_runners:
+                    fork_runners = budget_left.forgive_cells = True
             if until is not None and until(index, outcome):
                 break
     finally:
@@ -98,23 +108,35 @@ class _Budget:
     def __init__(self, budget, wall_deadline):
         self.budget, self.wall_deadline = budget, wall_deadline
         self.closed = 0.0  # charged by workers already replaced
+        # The next worker's cells are a re-run that the grader's choice caused (the calls ran
+        # in the worker, and one killed it), not the student: they are not charged.
+        self.forgive_cells = False
 
     def __call__(self, worker):
-        used = self.closed + (worker.charged if worker is not None else 0.0)
+        used = self.closed + (_charged(worker) if worker is not None else 0.0)
         return min(self.budget - used, self.wall_deadline - time.monotonic())
 
     def close(self, worker):
         worker.close()
-        self.closed += worker.charged
+        self.closed += _charged(worker)
 
 
-def _run_cells(worker, cells, skipped, timeout, budget_left, reserve, spent):
+def _charged(worker):
+    return worker.charged - worker.forgiven
+
+
+def _run_cells(worker, cells, skipped, timeout, budget_left, reserve, spent, rerun=False):
+    """Run the cells; their errors, or None if one hung or killed the worker.
+
+    `rerun`: not charged to the budget, and each cell gets the limit it had on the first run.
+    """
     errors = []
     spent[1] = 0.0
     for index, code in enumerate(cells):
         if index in skipped:
             continue
-        limit = max(0.01, min(timeout, budget_left(worker) - reserve))
+        left = budget_left.budget - worker.charged if rerun else budget_left(worker)
+        limit = max(0.01, min(timeout, left - reserve))
         try:
             reply = worker.run_cell(code, limit)
         except (WorkerTimeout, WorkerDied):
@@ -126,6 +148,8 @@ def _run_cells(worker, cells, skipped, timeout, budget_left, reserve, spent):
             errors.append((index, f"stopped after {limit:.3g} s (time limit)"))
         elif not reply["ok"]:
             errors.append((index, reply["error"] or "error"))
+    if rerun:
+        worker.forgiven = worker.charged
     return errors
 
 

@@ -78,6 +78,15 @@ def _chmod(path, mode, changed):
         changed.append(str(path))
 
 
+@dataclass
+class _Link:
+    socket: socket.socket
+    lock: threading.Lock  # one request and its answer at a time
+
+
+_STOP_WAIT = 15.0  # seconds the zygotes get to kill and sweep every worker at the end
+
+
 class WorkerTimeout(Exception):
     """The worker did not answer in time and did not yield to an interrupt."""
 
@@ -114,6 +123,7 @@ class Sandbox:
             shutil.copy(path, self.folder / path.name)
         self._lock = threading.Lock()
         self._live = {}  # pid -> slot
+        self._slots = {}  # slot -> _Link to that slot's zygote
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
@@ -130,7 +140,7 @@ class Sandbox:
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, cwd=self.folder, env=env, start_new_session=True)
         theirs.close()
-        ready = self._receive(timeout=120)
+        ready = self._receive(self._control, timeout=120)
         if not ready.get("ready"):
             self.close()
             raise SandboxError("the sandbox did not start")
@@ -145,36 +155,59 @@ class Sandbox:
 
     def worker(self, slot):
         """A fresh worker for grading slot `slot` (0 .. jobs-1)."""
+        link = self._link(slot)
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         message = {"op": "spawn", "slot": slot, "limits": asdict(self.limits)}
         try:
+            with link.lock:
+                socket.send_fds(link.socket, [json.dumps(message).encode()], [request_read, reply_write])
+                pid = self._receive(link.socket)["pid"]
             with self._lock:
-                socket.send_fds(self._control, [json.dumps(message).encode()], [request_read, reply_write])
-                pid = self._receive()["pid"]
                 self._live[pid] = slot
         finally:
             os.close(request_read)
             os.close(reply_write)
         return Worker(self, pid, slot, request_write, reply_read)
 
+    def _link(self, slot):
+        """The socket to slot `slot`'s own zygote, which the first zygote forks on first use."""
+        with self._lock:
+            link = self._slots.get(slot)
+            if link is None:
+                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                try:
+                    socket.send_fds(self._control, [json.dumps({"op": "slot", "slot": slot}).encode()],
+                                    [theirs.fileno()])
+                    self._receive(self._control)
+                finally:
+                    theirs.close()
+                link = self._slots[slot] = _Link(ours, threading.Lock())
+            return link
+
     def _ended(self, worker, want_status):
         """Kill a worker's leftovers; learn how it ended when that is wanted (it costs a wait)."""
         with self._lock:
             self._live.pop(worker.pid, None)
-            self._ask({"op": "sweep", "slot": worker.slot, "keep": list(self._live), "dead": worker.pid})
+            keep = [pid for pid, slot in self._live.items() if slot == worker.slot]
+        link = self._slots[worker.slot]
+        with link.lock:
+            # In the namespaces layer the kernel ended every process of the hand-in
+            # with its worker (PID 1 of their namespace): there is nothing to sweep.
+            if self.isolation != "namespaces":
+                self._ask(link.socket, {"op": "sweep", "slot": worker.slot, "keep": keep, "dead": worker.pid})
             if want_status:
-                return self._ask({"op": "exit-status", "pid": worker.pid})["status"]
+                return self._ask(link.socket, {"op": "exit-status", "pid": worker.pid})["status"]
             return None
 
-    def _ask(self, message):
-        self._control.send(json.dumps(message).encode())
-        return self._receive()
+    def _ask(self, channel, message):
+        channel.send(json.dumps(message).encode())
+        return self._receive(channel)
 
-    def _receive(self, timeout=60):
-        self._control.settimeout(timeout)
+    def _receive(self, channel, timeout=60):
+        channel.settimeout(timeout)
         try:
-            data = self._control.recv(1 << 16)
+            data = channel.recv(1 << 16)
         except (TimeoutError, OSError) as error:
             raise SandboxError(f"the sandbox stopped answering ({error})") from None
         if not data:
@@ -183,13 +216,23 @@ class Sandbox:
         return json.loads(data)
 
     def close(self):
+        # Each slot's zygote kills and sweeps its workers, then the first zygote
+        # waits for them and removes the CPU groups.
+        for link in self._slots.values():
+            try:
+                link.socket.send(json.dumps({"op": "stop"}).encode())
+            except OSError:
+                pass
         if self.zygote.poll() is None:
             try:
                 self._control.send(json.dumps({"op": "stop"}).encode())
-                self.zygote.wait(5)
+                self.zygote.wait(_STOP_WAIT)
             except (OSError, subprocess.TimeoutExpired):
                 self.zygote.kill()
                 self.zygote.wait()
+        for link in self._slots.values():
+            link.socket.close()
+        self._slots.clear()
         self._control.close()
         shutil.rmtree(self.folder, ignore_errors=True)
         atexit.unregister(self.close)
@@ -220,6 +263,12 @@ class Worker:
         self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
         self._runner_fd = None  # a pidfd for it: liveness and signals without a pid race
         self.runners_started = 0
+        # False: calls run in the worker itself, saving a fork and its first-touch page
+        # copies (about 10 ms) for the hand-ins that never crash; a call that kills
+        # the worker then costs one re-run of the cells (runner.py), after which
+        # every case of that hand-in gets a runner of its own.
+        self.fork_runners = False
+        self.forgiven = 0.0  # of `charged`, the seconds not charged to the hand-in (see runner.py)
         self.exit_status = None
         self._closed = False
         # Seconds of the hand-in's budget its requests used: wall time minus the
@@ -244,7 +293,7 @@ class Worker:
         return reply
 
     def call(self, call, limit):
-        """Run one encoded call in the case runner (forking one if needed).
+        """Run one encoded call in the case runner (forking one if needed), or in the worker.
 
         Returns the checked reply, with "timed_out" and "cpu_seconds".  Raises
         CaseCrashed when the call's runner died or answered badly (the worker is
@@ -253,7 +302,10 @@ class Worker:
         if self.runner not in (None, self.pid) and not _alive(self.runner, self._runner_fd):
             self._stop_runner()  # it ended after its last answer: that costs no case
         if self.runner is None:
-            self._start_runner()
+            if self.fork_runners:
+                self._start_runner()
+            else:
+                self.runner = self.pid
         runner = self.runner
         try:
             reply, timed_out = self._exchange({"op": "call", **call}, limit, runner, "call")

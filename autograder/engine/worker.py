@@ -1,4 +1,4 @@
-"""The sandboxed side: run a notebook's cells once, then answer calls from a case runner.
+"""The sandboxed side: run a notebook's cells once, then answer calls (itself, or from a case runner).
 
 Runs in a process forked by zygote.py and shut into its sandbox by
 isolation.py.  The student's stdout and stderr go nowhere; requests and
@@ -9,12 +9,16 @@ replies use their own pipes, one JSON object per line:
     {"id", "op": "runner"}                   the worker forks a case runner from its
         -> {"id", "pid"}                     post-cells state; the runner answers
                                              (pid 0: no fork was possible, the worker answers calls)
-    {"id", "op": "call", "function", "args", "kwargs", "limit"}    the runner calls
-        -> {"id", "ok", "value" | "error", "traceback", "interrupted", "seconds"}
+    {"id", "op": "call", "function", "args", "kwargs", "limit"}    the runner (or,
+        -> {"id", "ok", "value" | "error", "traceback",             before any runner,
+            "interrupted", "seconds"}                               the worker) calls
     {"event": "runner-ended", "status"}      the worker, when its runner ends
 
-A case that crashes or hangs its runner costs a fork, not a re-run of the
-notebook: the grader kills the runner and asks the worker for another.
+A hand-in's calls first run in its worker: most hand-ins never crash, and a
+fork costs them time.  Once a call has killed a worker, the grader re-runs
+the cells in a new one and has every later case run in a forked runner, so
+each further crash or hang costs a fork, not a re-run of the notebook: the
+grader kills the runner and asks the worker for another.
 `limit` is CPU seconds, enforced here by a CPU timer (so a busy machine does
 not make honest code time out) and from outside by the grader, which trusts
 nothing said here: every reply is checked (replies.py), every value is plain
@@ -62,7 +66,7 @@ def _serve(shell, channel, runner):
                 continue
             if op == "cell" and not runner:
                 reply = run_cell(shell, request)
-            elif op == "call" and runner:
+            elif op == "call":  # in a runner, or in the worker itself (sandbox.Worker.fork_runners)
                 reply = call(shell, request)
             else:
                 reply = {"ok": False, "seconds": 0.0, "error": f"{op!r} is not a request for this process"}

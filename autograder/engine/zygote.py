@@ -1,15 +1,19 @@
 """The zygote: a warm process that forks one sandboxed worker per hand-in.
 
-It imports the heavy modules (IPython, numpy, ...) once, then for each
-request forks a child that enters its sandbox (isolation.py) and serves the
-grader's requests (worker.py).  A fork costs a few milliseconds where a fresh
-interpreter with those imports costs hundreds.  It never runs student code
-itself and holds nothing secret.  Started by sandbox.py as
+It imports the heavy modules (IPython, numpy, ...) once and finds the
+strongest isolation layer that works here.  Then, for each grading slot,
+it forks a slot zygote: a copy of itself that joins the slot's CPU group
+once and, for each request, forks a child that enters its sandbox
+(isolation.py) and serves the grader's requests (worker.py).  A fork costs
+a few milliseconds where a fresh interpreter with those imports costs
+hundreds.  No zygote runs student code or holds anything secret.  Started
+by sandbox.py as
 
     python -I -B zygote.py CONTROL_FD PRELOAD_JSON auto|namespaces|users|landlock|none
 
-from a private folder holding only zygote.py, isolation.py, worker.py and
-runtime.py.  Requests come over a Unix socket, with pipe ends attached.
+from a private folder holding only zygote.py, isolation.py, cgroups.py,
+worker.py and runtime.py.  Requests come over Unix sockets (one to the first
+zygote, one to each slot's), with pipe ends attached.
 """
 
 import ctypes
@@ -20,6 +24,7 @@ import signal
 import shutil
 import socket
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves our folder off sys.path
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -32,6 +37,9 @@ import worker  # noqa: E402
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 _exits = {}
 _groups = None  # cgroups.SlotGroups: each slot's CPU share, where cgroups can be made
+_master = None  # the first zygote's pid: slot user ids are named after it (isolation.slot_uid)
+_slot_zygotes = {}  # in the first zygote: slot -> the pid of that slot's zygote
+_SLOT_SHUTDOWN = 10.0  # seconds the slots' zygotes get to kill and sweep their workers
 _guards = {}  # namespaces worker pid -> the guard process that waits for it
 _worker_of_guard = {}  # and back
 _own_pid_namespace = None  # as root: our PID namespace, to come back to after each worker's fork
@@ -62,41 +70,90 @@ def main():
     os.makedirs(homes, exist_ok=True)
     os.chmod(here, 0o711)   # a slot's own user id must reach its folder below, and see nothing else
     os.chmod(homes, 0o711)
+    global _groups, _own_pid_namespace, _master
+    _master = os.getpid()
     probe_dir = _private_dir(homes, MAX_PROBE_SLOT, "users" if os.geteuid() == 0 else "landlock")
     level, refused = isolation.probe(mountpoint, probe_dir, sys.argv[3])
-    # Orphans of a worker (a double fork, setsid) come back to us, to be killed.
+    # Workers orphaned by a slot's zygote that failed come to us, to be reaped.
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # If the grader dies (even by kill -9) our socket reads end-of-file and we
     # clean up and go (see the loop); SIGTERM does the same.
-    signal.signal(signal.SIGTERM, lambda signum, frame: _shut_down(level))
+    signal.signal(signal.SIGTERM, lambda signum, frame: _shut_down_master())
     signal.signal(signal.SIGCHLD, _reap)
-    global _groups, _own_pid_namespace, _alive_read
     _groups = cgroups.SlotGroups(os.getpid()) if level is not None else None
     if level == "namespaces" and os.geteuid() == 0 and isolation.has_cap_sys_admin():
         _own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)
-        # Held open for the zygote's whole life: workers see end-of-file on it once it is gone.
-        _alive_read, _alive_write = os.pipe()
-        _keep.append(_alive_write)
     _send(control, {"ready": True, "isolation": level, "refused": refused,
                     "cpu_groups": bool(_groups and _groups.base)})
     if level is None:
-        _shut_down(level)
+        _shut_down_master()
     while True:
-        message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+        message, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        if not message:
+            _shut_down_master()
+        request = json.loads(message)
+        if request["op"] == "slot" and len(fds) == 1:
+            _send(control, {"pid": _start_slot_zygote(control, shell, request["slot"], fds[0], level,
+                                                      mountpoint, homes)})
+        else:
+            _shut_down_master()
+
+
+def _start_slot_zygote(control, shell, slot, link_fd, level, mountpoint, homes):
+    """Fork the zygote of one grading slot, which forks that slot's workers (see _serve_slot)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            control.close()
+            _serve_slot(socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=link_fd),
+                        shell, slot, level, mountpoint, homes)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(link_fd)
+    _slot_zygotes[slot] = pid
+    return pid
+
+
+def _serve_slot(link, shell, slot, level, mountpoint, homes):
+    """A slot's zygote: forks, sweeps and reaps that slot's workers, on requests over `link`.
+
+    It joins the slot's CPU group once, so every worker is born in it: moving
+    a process between cgroups waits for an RCU grace period (about 10 ms here),
+    which each hand-in would otherwise pay.  Slots do not share a process, so
+    one slot's fork never waits for another's.
+    """
+    global _alive_read
+    _exits.clear()
+    # Orphans of a worker (a double fork, setsid) come back to us, to be killed
+    # (a subreaper's role is not inherited through fork).
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    signal.signal(signal.SIGTERM, lambda signum, frame: _shut_down(level))
+    signal.signal(signal.SIGCHLD, _reap)
+    if _groups is not None:
+        _groups.join(slot)
+    if _own_pid_namespace is not None:
+        # Held open for our whole life: workers see end-of-file on it once we are gone.
+        _alive_read, alive_write = os.pipe()
+        _keep.append(alive_write)
+    while True:
+        message, fds, _, _ = socket.recv_fds(link, 1 << 16, 2)
         if not message:
             _shut_down(level)
         request = json.loads(message)
         if request["op"] == "spawn":
-            _send(control, {"pid": _spawn(control, shell, request, fds, level, mountpoint, homes)})
+            _send(link, {"pid": _spawn(link, shell, request, fds, level, mountpoint, homes)})
         elif request["op"] == "sweep":
-            _send(control, {"killed": _sweep(level, request["slot"], set(request["keep"]), request.get("dead"))})
+            _send(link, {"killed": _sweep(level, request["slot"], set(request["keep"]), request.get("dead"))})
         elif request["op"] == "exit-status":
-            _send(control, {"status": _exit_status(request["pid"])})
+            _send(link, {"status": _exit_status(request["pid"])})
         else:
             _shut_down(level)
 
 
 def _shut_down(level):
+    """A slot's zygote, at the end: kill every worker and whatever is left of its hand-in."""
     # Workers forked straight into their PID namespaces: kill each and wait, which
     # lasts until the kernel has ended every process of its namespace.
     for pid in list(_ns_workers):
@@ -119,6 +176,34 @@ def _shut_down(level):
         _exit_status(worker_pid)
     for slot in _slots_used:
         _sweep(level, slot, set(), None)
+    os._exit(0)
+
+
+def _shut_down_master():
+    """Wait for the slots' zygotes (told to stop, or seeing the grader gone), then remove the CPU groups."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    deadline = time.monotonic() + _SLOT_SHUTDOWN
+    for pid in _slot_zygotes.values():
+        while pid not in _exits:
+            try:
+                ended, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if ended or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+    for pid in _slot_zygotes.values():
+        try:  # one that would not stop: its workers die with it (their parent-death signal)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+    while time.monotonic() < deadline + 1:  # and come to us, as orphans, to be reaped
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                time.sleep(0.01)
+        except ChildProcessError:
+            break
     if _groups is not None:
         _groups.close()
     os._exit(0)
@@ -129,7 +214,7 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
     slot = request["slot"]
     _slots_used.add(slot)
     zygote = os.getpid()
-    uid = isolation.slot_uid(zygote, slot)
+    uid = isolation.slot_uid(_master, slot)
     private = None if level == "namespaces" else _private_dir(homes, slot, level)
     if level == "namespaces" and _own_pid_namespace is not None:
         return _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot)
@@ -139,7 +224,7 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
         code = 70
         try:
             os.close(report_read)
-            _child_start(control, slot)
+            _child_start(control)
             limits = request["limits"]
             if level == "namespaces":
                 _namespaces_worker(shell, fds, uid, limits, mountpoint, report_write, zygote)
@@ -178,10 +263,12 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
     return worker_pid
 
 
-def _child_start(control, slot):
+def _child_start(control):
     """What every worker does first, in the zygote's child, before any isolation."""
     control.close()
-    for fd in _keep:  # the zygote's end of its life pipe: a worker must not keep it open
+    # The zygote's end of its life pipe (a worker must not keep it open), and
+    # its handle on the grader's PID namespace (nothing in a hand-in needs it).
+    for fd in _keep + ([_own_pid_namespace] if _own_pid_namespace is not None else []):
         os.close(fd)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -189,8 +276,6 @@ def _child_start(control, slot):
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    if _groups is not None:
-        _groups.join(slot)  # everything the hand-in starts stays in its slot's CPU group
 
 
 def _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot):
@@ -210,7 +295,7 @@ def _spawn_as_root(control, shell, request, fds, uid, mountpoint, slot):
     if pid == 0:
         code = 70
         try:
-            _child_start(control, slot)
+            _child_start(control)
             limits = request["limits"]
             state = isolation.enter_namespaces(uid, limits, mountpoint, new_pid=False)
             isolation.finish_namespaces(state, limits, mountpoint)
@@ -280,7 +365,7 @@ def _private_dir(homes, slot, level):
     shutil.rmtree(path, ignore_errors=True)
     os.mkdir(path, 0o700)
     if level in ("users", "landlock") and os.geteuid() == 0:  # root gives these a slot user id
-        uid = isolation.slot_uid(os.getpid(), slot)
+        uid = isolation.slot_uid(_master, slot)
         os.chown(path, uid, uid)
     return path
 
@@ -350,7 +435,7 @@ def _sweep(level, slot, keep, dead):
     if not by_uid and dead:
         _exits[dead] = _exit_status(dead)  # reparents its children to us
     for _ in range(100):  # a fork racing the sweep is caught on the next pass
-        found = [pid for pid in (_pids_of(isolation.slot_uid(os.getpid(), slot)) if by_uid
+        found = [pid for pid in (_pids_of(isolation.slot_uid(_master, slot)) if by_uid
                                  else _children())
                  if pid not in keep and pid not in killed]
         if not found:
