@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/grade_throughput.py                     # 200 hand-ins, all three
     .venv/bin/python benchmarks/grade_throughput.py --n 200 --tools ours,nbgrader,otter \
         --subset 20 --otter-via api --repeat 3
+    .venv/bin/python benchmarks/grade_throughput.py --tools ours --layers all   # every isolation layer
 
 The class: --n copies of the example class's notebooks (examples/<id>/submissions),
 each made distinct (a comment with its number in its first code cell), named
@@ -20,6 +21,11 @@ class as it is) and without them (the loopers are the hand-ins it marks `timeout
 and the physical limit is printed: the student code's own time plus the limits the
 loopers must be given (they must be let run that long), over the cores.
 
+`--layers` grades the class (its loopers left out) once more per isolation
+layer, and prints each one's speed and grader overhead side by side; as root
+that includes root without CAP_SYS_ADMIN (setpriv), where the namespaces come
+from an unprivileged user namespace as they do for an ordinary user.
+
 nbgrader and otter cost seconds per notebook, so by default they grade only
 --subset hand-ins (the first ones of the class) and the time for all --n is
 extrapolated from that (the output says so).  Each timing is repeated --repeat
@@ -30,6 +36,7 @@ if they are not there yet.
 
 import argparse
 import copy
+import os
 import shutil
 import sqlite3
 import statistics
@@ -99,17 +106,70 @@ def measure(label, repeat, run):
     return statistics.median(t.seconds for t in timings), timings[-1].graded, verdicts
 
 
-def print_overhead(gradebook):
-    """The grader's own time per hand-in: wall time in the sandbox minus the student's code time."""
+def overhead(gradebook):
+    """The grader's own time per hand-in: wall time in the sandbox minus the student's code time.
+
+    (median ms, 90th percentile ms, hand-ins, student code median ms), or None.
+    """
     with sqlite3.connect(gradebook) as db:
         rows = db.execute("SELECT seconds, student_seconds FROM submissions WHERE status != 'invalid-notebook' "
                           "AND status != 'empty' AND student_seconds IS NOT NULL").fetchall()
-    if rows:
-        overhead = sorted((wall - student) * 1000 for wall, student in rows)
-        print(f"  ours: grader overhead per hand-in beyond the student's code: median "
-              f"{statistics.median(overhead):.1f} ms, 90th percentile {overhead[int(0.9 * (len(overhead) - 1))]:.1f} ms "
-              f"({len(rows)} hand-ins; student code median {statistics.median(s for _, s in rows) * 1000:.0f} ms)",
-              flush=True)
+    if not rows:
+        return None
+    spent = sorted((wall - student) * 1000 for wall, student in rows)
+    return (statistics.median(spent), spent[int(0.9 * (len(spent) - 1))], len(rows),
+            statistics.median(s for _, s in rows) * 1000)
+
+
+def print_overhead(gradebook):
+    figures = overhead(gradebook)
+    if figures:
+        median, p90, count, student = figures
+        print(f"  ours: grader overhead per hand-in beyond the student's code: median {median:.1f} ms, "
+              f"90th percentile {p90:.1f} ms ({count} hand-ins; student code median {student:.0f} ms)", flush=True)
+
+
+def layer_of(gradebook):
+    with sqlite3.connect(gradebook) as db:
+        return db.execute("SELECT isolation FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+
+
+# --layers: each isolation layer, and how it is reached (a command to run the grader under).
+# "namespaces-userns" is root without CAP_SYS_ADMIN, as Docker and Gradescope run containers:
+# the namespaces then come from an unprivileged user namespace, the path an ordinary user takes.
+LAYER_RUNS = {
+    "namespaces": ("namespaces", ()),
+    "namespaces-userns": ("namespaces", ("setpriv", "--bounding-set", "-sys_admin", "--")),
+    "users": ("users", ()),
+    "landlock": ("landlock", ()),
+    "none": ("none", ()),
+}
+
+
+def compare_layers(names, course, assignment, paths, work, jobs, repeat):
+    """Grade the class once per layer (median of `repeat`); print speed and overhead side by side."""
+    rows = []
+    for name in names:
+        layer, prefix = LAYER_RUNS[name]
+        if (prefix or layer == "users") and os.geteuid() != 0:
+            print(f"  layer {name}: skipped (needs root)", flush=True)
+            continue
+        try:
+            seconds, graded, _ = measure(
+                f"ours, layer {name}", repeat, lambda attempt, timing: engines.grade_ours(
+                    course, assignment, paths, work / f"layer-{name}-{attempt}", jobs=jobs, timing=timing,
+                    isolation=layer, prefix=prefix))
+        except RuntimeError as error:
+            print(f"  layer {name}: not available here ({str(error).strip().splitlines()[-1][:200]})", flush=True)
+            continue
+        gradebook = work / f"layer-{name}-{repeat - 1}" / "gradebook.db"
+        rows.append((name, layer_of(gradebook), graded / seconds, overhead(gradebook)))
+    print()
+    print(f"{'layer':<18} {'recorded as':<12} {'per second':>10} {'overhead median':>16} {'90th pct':>9}")
+    for name, recorded, rate, figures in rows:
+        median, p90, _, _ = figures or (float("nan"),) * 4
+        print(f"{name:<18} {recorded:<12} {rate:>10.2f} {median:>13.1f} ms {p90:>6.1f} ms")
+    print()
 
 
 def physical_limit(gradebook, jobs):
@@ -169,12 +229,18 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=1, help="repeat each timing; medians are reported")
     parser.add_argument("--isolation", default="auto",
                         help="the isolation layer ours grades with (auto: the strongest that works here)")
+    parser.add_argument("--layers", default="", metavar="LAYERS",
+                        help="also grade the class (without its loopers) once per isolation layer and print "
+                             f"speed and overhead side by side: comma-separated of {', '.join(LAYER_RUNS)}, or all")
     parser.add_argument("--keep", type=Path, default=None, help="keep the class and the outputs here")
     parser.add_argument("--without", default="", metavar="STUDENTS",
                         help="comma-separated example students to leave out of the class (by default the "
                              "class is graded as it is, looping students included)")
     args = parser.parse_args(argv)
     wanted = [t.strip() for t in args.tools.split(",") if t.strip()]
+    layers = list(LAYER_RUNS) if args.layers == "all" else [t.strip() for t in args.layers.split(",") if t.strip()]
+    if set(layers) - set(LAYER_RUNS):
+        parser.error(f"unknown layer(s): {', '.join(sorted(set(layers) - set(LAYER_RUNS)))}")
     unknown = set(wanted) - {"ours", "nbgrader", "otter"}
     if unknown:
         parser.error(f"unknown tool(s): {', '.join(sorted(unknown))}")
@@ -204,9 +270,7 @@ def main(argv=None):
                 isolation=args.isolation))
         rows["ours"] = (seconds, graded, len(paths))
         gradebook = work / f"ours-{args.repeat - 1}" / "gradebook.db"
-        with sqlite3.connect(gradebook) as db:
-            layer = db.execute("SELECT isolation FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
-        print(f"  ours ran with the '{layer}' isolation layer", flush=True)
+        print(f"  ours ran with the '{layer_of(gradebook)}' isolation layer", flush=True)
         print_overhead(gradebook)
         ideal, code, limits = physical_limit(gradebook, args.jobs)
         looping = loopers(gradebook)
@@ -223,6 +287,9 @@ def main(argv=None):
         print(f"  physical limit with --jobs {args.jobs}: {ideal:.2f} hand-ins/s (student code {code:.1f} s + the "
               f"limits the loopers must be given {limits:.1f} s, over {args.jobs} cores); ours reaches "
               f"{(graded / seconds) / ideal:.0%} of it", flush=True)
+        if layers:
+            calm = [p for p in paths if p.stem.split("-", 1)[1] not in looping]
+            compare_layers(layers, course, assignment, calm, work, args.jobs, args.repeat)
     if "nbgrader" in wanted:
         seconds, graded, verdicts["nbgrader"] = measure(
             "nbgrader", args.repeat, lambda attempt, timing: engines.grade_nbgrader(

@@ -55,10 +55,13 @@ def _env_with(venv_bin):
 # --- ours ------------------------------------------------------------------------------
 
 
-def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None, isolation="auto"):
-    """`autograder grade --jobs N --isolation LAYER --out DIR PATHS...`, read back case by case."""
+def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None, isolation="auto", prefix=()):
+    """`autograder grade --jobs N --isolation LAYER --out DIR PATHS...`, read back case by case.
+
+    `prefix`: a command to run it under (e.g. capsh dropping a capability, as Docker does).
+    """
     out_dir = Path(out_dir)
-    command = [str(Path(sys.executable).parent / "autograder"), "--course", str(course.root), "grade",
+    command = [*prefix, str(Path(sys.executable).parent / "autograder"), "--course", str(course.root), "grade",
                "--assignment", assignment.id, "--jobs", str(jobs), "--isolation", isolation,
                "--out", str(out_dir), *map(str, paths)]
     started = time.perf_counter()
