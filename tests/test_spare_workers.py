@@ -1,0 +1,90 @@
+"""The namespaces layer makes each slot's next worker while the grader is busy; nothing can reach it.
+
+A spare waits, fully shut in, for its pipes.  Only the namespaces layer makes
+spares: there the hand-in being graded cannot see or signal it (its own PID
+namespace).  The users and landlock layers must not: a spare would share the
+running hand-in's user id and be open to its signals.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+# Run in a process of its own, so that it can be started without CAP_SYS_ADMIN too.
+SCRIPT = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from autograder.engine import isolation
+from autograder.engine.sandbox import Sandbox
+
+def ticks_now():
+    with open("/proc/uptime") as handle:
+        return float(handle.read().split()[0]) * os.sysconf("SC_CLK_TCK")
+
+def born(pid):  # clock ticks after boot
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[19])
+
+KILL_EVERYTHING = '''
+import os, signal
+for entry in os.listdir("/proc"):
+    if entry.isdigit() and int(entry) != os.getpid():
+        try:
+            os.kill(int(entry), signal.SIGKILL)
+        except OSError:
+            pass
+try:
+    os.kill(-1, signal.SIGKILL)
+except OSError:
+    pass
+'''
+
+with Sandbox(isolation=sys.argv[2]) as sandbox:
+    first = sandbox.worker(0)
+    assert first.run_cell("pass", 5)["ok"]
+    time.sleep(0.5)  # time enough for a spare to be made
+    same_user = [int(p) for p in os.listdir("/proc") if p.isdigit() and os.path.exists(f"/proc/{p}")
+                 and os.stat(f"/proc/{p}").st_uid == isolation.slot_uid(sandbox.zygote.pid, 0)]
+    mark = ticks_now()
+    attack = first.run_cell(KILL_EVERYTHING, 5)
+    first.close()
+    second = sandbox.worker(0)
+    reply = second.run_cell("x = 6 * 7", 5)
+    print(json.dumps({"layer": sandbox.isolation, "first": first.pid, "second_born_before_the_attack":
+                      born(second.pid) < mark, "second_works": reply["ok"], "same_user": same_user}))
+    second.close()
+"""
+
+
+def run(layer, drop_cap_sys_admin=False):
+    prefix = ["setpriv", "--bounding-set", "-sys_admin", "--"] if drop_cap_sys_admin else []
+    done = subprocess.run([*prefix, sys.executable, "-c", SCRIPT, str(ROOT), layer],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("drop_cap_sys_admin", [False, True], ids=["root", "no-cap-sys-admin"])
+def test_a_spare_outlives_a_hand_in_that_kills_all_it_can_and_serves_the_next(drop_cap_sys_admin):
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root (and setpriv for the condition without CAP_SYS_ADMIN)")
+    result = run("namespaces", drop_cap_sys_admin)
+    assert result["layer"] == "namespaces"
+    # The next worker was made before the first hand-in's attack, survived it, and serves.
+    assert result["second_born_before_the_attack"] and result["second_works"]
+
+
+def test_no_worker_exists_before_its_hand_in_where_a_hand_in_could_signal_it():
+    if os.geteuid() != 0:
+        pytest.skip("the users layer needs root")
+    result = run("users")
+    assert result["layer"] == "users"
+    # Under the slot's user id, while the first hand-in ran: that hand-in alone.
+    assert result["same_user"] == [result["first"]]
+    assert not result["second_born_before_the_attack"] and result["second_works"]
