@@ -262,7 +262,7 @@ def main(argv=None):
     print(f"class: {len(paths)} hand-ins of {assignment.id} in {work / 'class'} "
           f"(copies of {len({p.stem.split('-', 1)[1] for p in paths})} example hand-ins)", flush=True)
 
-    rows, verdicts = {}, {}
+    rows, verdicts, looping, calm = {}, {}, set(), paths
     if "ours" in wanted:
         seconds, graded, verdicts["ours"] = measure(
             "ours", args.repeat, lambda attempt, timing: engines.grade_ours(
@@ -274,13 +274,14 @@ def main(argv=None):
         print_overhead(gradebook)
         ideal, code, limits = physical_limit(gradebook, args.jobs)
         looping = loopers(gradebook)
+        calm = [p for p in paths if p.stem.split("-", 1)[1] not in looping]
         if looping:
-            calm = [p for p in paths if p.stem.split("-", 1)[1] not in looping]
-            calm_seconds, calm_graded, _ = measure(
+            calm_seconds, calm_graded, verdicts["ours (no loopers)"] = measure(
                 "ours without " + ", ".join(sorted(looping)), args.repeat,
                 lambda attempt, timing: engines.grade_ours(
                     course, assignment, calm, work / f"ours-calm-{attempt}", jobs=args.jobs, timing=timing,
                     isolation=args.isolation))
+            rows["ours (no loopers)"] = (calm_seconds, calm_graded, len(calm))
             print(f"  ours, side by side: with the loopers ({', '.join(sorted(looping))}) "
                   f"{graded / seconds:.2f} hand-ins/s ({graded} in {seconds:.1f} s); without them "
                   f"{calm_graded / calm_seconds:.2f} hand-ins/s ({calm_graded} in {calm_seconds:.1f} s)", flush=True)
@@ -288,42 +289,51 @@ def main(argv=None):
               f"limits the loopers must be given {limits:.1f} s, over {args.jobs} cores); ours reaches "
               f"{(graded / seconds) / ideal:.0%} of it", flush=True)
         if layers:
-            calm = [p for p in paths if p.stem.split("-", 1)[1] not in looping]
             compare_layers(layers, course, assignment, calm, work, args.jobs, args.repeat)
-    if "nbgrader" in wanted:
-        seconds, graded, verdicts["nbgrader"] = measure(
-            "nbgrader", args.repeat, lambda attempt, timing: engines.grade_nbgrader(
-                course, assignment, subset, work / f"nbgrader-{attempt}", timing=timing))
-        rows["nbgrader"] = (seconds, graded, len(paths))
-    if "otter" in wanted:
-        label = f"otter ({'otter run' if args.otter_via == 'run' else 'Python API'})"
-        seconds, graded, verdicts["otter"] = measure(
-            label, args.repeat, lambda attempt, timing: engines.grade_otter(
-                course, assignment, subset, work / f"otter-{attempt}", jobs=args.jobs, via=args.otter_via,
-                timing=timing))
-        rows["otter"] = (seconds, graded, len(paths))
+    # nbgrader and otter grade the same subset, and (when the class has loopers) that subset
+    # without them too, so each ratio compares like with like.
+    subsets = [("", subset)]
+    if looping:
+        subsets.append((" (no loopers)", [p for p in subset if p.stem.split("-", 1)[1] not in looping]))
+    for suffix, class_part in subsets:
+        share = len(paths) if not suffix else len(calm)
+        if "nbgrader" in wanted:
+            seconds, graded, verdicts["nbgrader" + suffix] = measure(
+                "nbgrader" + suffix, args.repeat, lambda attempt, timing: engines.grade_nbgrader(
+                    course, assignment, class_part, work / f"nbgrader{suffix.strip()}-{attempt}", timing=timing))
+            rows["nbgrader" + suffix] = (seconds, graded, share)
+        if "otter" in wanted:
+            label = f"otter{suffix} ({'otter run' if args.otter_via == 'run' else 'Python API'})"
+            seconds, graded, verdicts["otter" + suffix] = measure(
+                label, args.repeat, lambda attempt, timing: engines.grade_otter(
+                    course, assignment, class_part, work / f"otter{suffix.strip()}-{attempt}", jobs=args.jobs,
+                    via=args.otter_via, timing=timing))
+            rows["otter" + suffix] = (seconds, graded, share)
 
     print()
-    print(f"{'tool':<10} {'graded':>7} {'seconds':>9} {'per second':>11}   time for all {len(paths)}")
+    print(f"{'tool':<22} {'graded':>7} {'seconds':>9} {'per second':>11}   time for the class")
     rates = {}
     for tool, (seconds, graded, total) in rows.items():
         rate = graded / seconds if seconds else float("inf")
         rates[tool] = rate
         note = "measured" if graded == total else f"extrapolated from {graded}"
-        print(f"{tool:<10} {graded:>7} {seconds:>9.1f} {rate:>11.2f}   {total / rate:>8.1f} s ({note})")
-    if "ours" in rates:
-        for tool, rate in rates.items():
-            if tool != "ours":
-                print(f"ours is {rates['ours'] / rate:.1f}x faster than {tool} (hand-ins per second; "
-                      f"ours with --jobs {args.jobs})")
+        print(f"{tool:<22} {graded:>7} {seconds:>9.1f} {rate:>11.2f}   {total / rate:>8.1f} s for {total} ({note})")
+    for suffix, _ in subsets:
+        if "ours" + suffix in rates:
+            for tool in ("nbgrader", "otter"):
+                if tool + suffix in rates:
+                    print(f"ours is {rates['ours' + suffix] / rates[tool + suffix]:.1f}x faster than {tool}"
+                          f"{suffix or (' (loopers included)' if looping else '')} (hand-ins per second; "
+                          f"ours with --jobs {args.jobs})")
     exit_code = 0
-    if "ours" in verdicts:
-        for tool in ("nbgrader", "otter"):
-            if tool in verdicts:
-                same, differ = agreement(verdicts["ours"], verdicts[tool])
-                print(f"scores: {tool} agrees with ours on {same}/{same + len(differ)} hand-ins"
-                      + ("" if not differ else ": " + "; ".join(differ[:5])))
-                exit_code = exit_code or (1 if differ else 0)
+    for suffix, _ in subsets:
+        if "ours" + suffix in verdicts:
+            for tool in ("nbgrader", "otter"):
+                if tool + suffix in verdicts:
+                    same, differ = agreement(verdicts["ours" + suffix], verdicts[tool + suffix])
+                    print(f"scores{suffix}: {tool} agrees with ours on {same}/{same + len(differ)} hand-ins"
+                          + ("" if not differ else ": " + "; ".join(differ[:5])))
+                    exit_code = exit_code or (1 if differ else 0)
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
     return exit_code
