@@ -8,7 +8,7 @@ computes them from the reference notebook into expected.json.
 import hashlib
 import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import limits, runtime
@@ -46,6 +46,8 @@ class Settings:
     case_timeout: float | None   # --timeout: every case's limit; None: the rule
     cell_timeout: float
     budget: float                # the most a hand-in may take: submission_timeout or --submission-timeout
+    limit_floor: float | None = None   # --limit-floor / --limit-factor: the rule's terms for this run;
+    limit_factor: float | None = None  # None: cases.toml's
     case_limits: tuple = field(default=(), compare=False, repr=False)  # CPU seconds per case, in order
     hand_in_budget: float = field(default=0.0, compare=False, repr=False)
     # The reference's CPU seconds per case on this machine (None where not recorded): a time-out says it.
@@ -91,16 +93,18 @@ class Assignment:
         """Tested functions, in order of first appearance."""
         return list(dict.fromkeys(c.function for c in self.cases))
 
-    def settings(self, case_timeout=None, budget=None):
+    def settings(self, case_timeout=None, budget=None, limit_floor=None, limit_factor=None):
         """The assignment's time limits on this machine, with command-line overrides."""
         timing = limits.load_timing(self)
         ratio = limits.machine_ratio(timing)
-        case_limits = limits.case_limits(self, timing, ratio, case_timeout)
+        rule = replace(self, limit_floor=self.limit_floor if limit_floor is None else limit_floor,
+                       limit_factor=self.limit_factor if limit_factor is None else limit_factor)
+        case_limits = limits.case_limits(rule, timing, ratio, case_timeout)
         cap = budget or self.budget
         return Settings(case_timeout=case_timeout, cell_timeout=self.cell_timeout, budget=cap,
-                        case_limits=tuple(case_limits),
+                        limit_floor=limit_floor, limit_factor=limit_factor, case_limits=tuple(case_limits),
                         reference_seconds=tuple(limits.reference_seconds(self, timing, ratio)),
-                        hand_in_budget=limits.hand_in_budget(self, timing, ratio, case_limits, cap))
+                        hand_in_budget=limits.hand_in_budget(rule, timing, ratio, case_limits, cap))
 
     def grader_key(self, settings):
         """Changes whenever a regrade could change a result: cases, expected values, limits."""

@@ -89,6 +89,11 @@ def build(course_root, check):
               help="CPU seconds per case, for every case (default: each case's limit from the reference's timing).")
 @click.option("--submission-timeout", type=click.FloatRange(min=0.1), default=None,
               help="Seconds for a whole hand-in (default: the assignment's submission_timeout).")
+@click.option("--limit-floor", type=click.FloatRange(min=0.01), default=None,
+              help="Shortest case limit in CPU seconds, for this run (default: cases.toml's limit_floor).")
+@click.option("--limit-factor", type=click.FloatRange(min=1), default=None,
+              help="A case's limit as a multiple of the reference's time, for this run "
+                   "(default: cases.toml's limit_factor).")
 @click.option("--memory", type=click.IntRange(min=64), default=2048, show_default=True,
               help="Memory limit in MB for each process a hand-in runs.")
 @click.option("--regrade", is_flag=True, help="Grade again even hand-ins already in the gradebook.")
@@ -111,15 +116,16 @@ def build(course_root, check):
                    "'none' (no protection) is never picked by itself.")
 @click.argument("paths", nargs=-1, required=True)
 @click.pass_obj
-def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout, memory, regrade,
-          student_pattern, classroom_prefix, isolation, deadline, late_policy, late_penalty, late_cap, merge,
+def grade(course_root, assignment_id, out_dir, jobs, timeout, submission_timeout, limit_floor, limit_factor, memory,
+          regrade, student_pattern, classroom_prefix, isolation, deadline, late_policy, late_penalty, late_cap, merge,
           paths):
     """Grade hand-ins: notebooks, .py files, folders, LMS zips or Classroom repository clones."""
     course = load_course(course_root)
     assignment = load_assignment(course, assignment_id)
     rules = late_rules(course, assignment.id, deadline, late_policy, late_penalty, late_cap)
     expected = assignment.load_expected()
-    settings = assignment.settings(case_timeout=timeout, budget=submission_timeout)
+    settings = assignment.settings(case_timeout=timeout, budget=submission_timeout, limit_floor=limit_floor,
+                                   limit_factor=limit_factor)
     jobs = jobs or len(os.sched_getaffinity(0))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

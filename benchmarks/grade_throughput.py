@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/grade_throughput.py --n 200 --tools ours,nbgrader,otter \
         --subset 20 --otter-via api --repeat 3
     .venv/bin/python benchmarks/grade_throughput.py --tools ours --layers all   # every isolation layer
+    .venv/bin/python benchmarks/grade_throughput.py --tools ours --tuned 0.1,10  # cheaper loopers, same scores?
 
 The class: --n copies of the example class's notebooks (examples/<id>/submissions),
 each made distinct (a comment with its number in its first code cell), named
@@ -232,6 +233,9 @@ def main(argv=None):
     parser.add_argument("--layers", default="", metavar="LAYERS",
                         help="also grade the class (without its loopers) once per isolation layer and print "
                              f"speed and overhead side by side: comma-separated of {', '.join(LAYER_RUNS)}, or all")
+    parser.add_argument("--tuned", default="", metavar="FLOOR,FACTOR",
+                        help="also grade the class with these limit terms (grade --limit-floor, --limit-factor) "
+                             "and print what the loopers then cost, beside the defaults")
     parser.add_argument("--keep", type=Path, default=None, help="keep the class and the outputs here")
     parser.add_argument("--without", default="", metavar="STUDENTS",
                         help="comma-separated example students to leave out of the class (by default the "
@@ -288,6 +292,21 @@ def main(argv=None):
         print(f"  physical limit with --jobs {args.jobs}: {ideal:.2f} hand-ins/s (student code {code:.1f} s + the "
               f"limits the loopers must be given {limits:.1f} s, over {args.jobs} cores); ours reaches "
               f"{(graded / seconds) / ideal:.0%} of it", flush=True)
+        if args.tuned:
+            floor, factor = (float(x) for x in args.tuned.split(","))
+            tuned_seconds, tuned_graded, tuned = measure(
+                f"ours, limit floor {floor:g} s and factor {factor:g}", args.repeat,
+                lambda attempt, timing: engines.grade_ours(
+                    course, assignment, paths, work / f"ours-tuned-{attempt}", jobs=args.jobs, timing=timing,
+                    isolation=args.isolation, options=("--limit-floor", str(floor), "--limit-factor", str(factor))))
+            tuned_ideal, _, tuned_limits = physical_limit(work / f"ours-tuned-{args.repeat - 1}" / "gradebook.db",
+                                                          args.jobs)
+            changed = [s for s, v in tuned.items() if s.split("-", 1)[1] not in looping
+                       and abs(v.score() - verdicts["ours"][s].score()) > 0.01]
+            print(f"  ours with limit floor {floor:g} s and factor {factor:g}: {tuned_graded / tuned_seconds:.2f} "
+                  f"hand-ins/s ({tuned_graded} in {tuned_seconds:.1f} s); the loopers' limits {tuned_limits:.1f} s "
+                  f"(physical limit {tuned_ideal:.2f} hand-ins/s); students who do not loop whose score changed: "
+                  f"{len(changed)}" + (f" ({', '.join(changed[:5])})" if changed else ""), flush=True)
         if layers:
             compare_layers(layers, course, assignment, calm, work, args.jobs, args.repeat)
     # nbgrader and otter grade the same subset, and (when the class has loopers) that subset

@@ -99,6 +99,33 @@ def test_every_assignment_has_a_timing_for_every_case(course):
         assert timing is not None and set(timing["cases"]) == {c.name for c in assignment.cases}
 
 
+def test_a_run_may_set_the_rules_terms_and_they_are_part_of_its_grader_key(nqueens):
+    names = [c.name for c in nqueens.cases]
+    quick, long = names.index("get_n([0, 2, 4, 6, 1, 3, 5])"), names.index("count_solutions(8)")
+    default, tuned = nqueens.settings(), nqueens.settings(limit_floor=0.1, limit_factor=10)
+    assert (default.case_limits[quick], tuned.case_limits[quick]) == (0.25, 0.1)  # the floor
+    assert tuned.case_limits[long] == pytest.approx(default.case_limits[long] / 2, rel=0.01)  # the factor
+    assert tuned.hand_in_budget < default.hand_in_budget
+    # A change of limits regrades; the same limits again do not.
+    assert nqueens.grader_key(tuned) != nqueens.grader_key(default) == nqueens.grader_key(nqueens.settings())
+
+
+def test_grade_takes_the_rules_terms_for_one_run(tmp_path):
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "autograder", "--course", str(ROOT), "grade", "--assignment",
+                             "n-queens", "--out", str(out), "--limit-floor", "0.1", str(EXAMPLES / "ivan.ipynb")],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(out / "grades.csv", newline="") as handle:
+        ivan = next(csv.DictReader(handle))
+    assert (ivan["score"], ivan["status"]) == ("2.15", "timeout")
+    import sqlite3
+
+    with sqlite3.connect(out / "gradebook.db") as db:
+        messages = [m for (m,) in db.execute("SELECT message FROM case_results WHERE status = 'timeout'")]
+    assert any(m.startswith("no result within 0.1 s") for m in messages), messages
+
+
 @pytest.fixture
 def busy_machine():
     """Two busy processes per core beside the grader, as on a shared machine."""

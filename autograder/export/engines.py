@@ -55,14 +55,15 @@ def _env_with(venv_bin):
 # --- ours ------------------------------------------------------------------------------
 
 
-def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None, isolation="auto", prefix=()):
+def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None, isolation="auto", prefix=(), options=()):
     """`autograder grade --jobs N --isolation LAYER --out DIR PATHS...`, read back case by case.
 
-    `prefix`: a command to run it under (e.g. capsh dropping a capability, as Docker does).
+    `prefix`: a command to run it under (e.g. capsh dropping a capability, as Docker does);
+    `options`: more options for `grade`.
     """
     out_dir = Path(out_dir)
     command = [*prefix, str(Path(sys.executable).parent / "autograder"), "--course", str(course.root), "grade",
-               "--assignment", assignment.id, "--jobs", str(jobs), "--isolation", isolation,
+               "--assignment", assignment.id, "--jobs", str(jobs), "--isolation", isolation, *options,
                "--out", str(out_dir), *map(str, paths)]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
