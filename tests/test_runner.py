@@ -236,3 +236,12 @@ def test_a_loop_of_forks_is_interrupted_not_killed():
     assert outcome.calls[0].value == 1
     # Interrupted, the worker kept (on a machine so loaded that the 1 s grace ran out: killed, skipped).
     assert [i for i, _ in outcome.cell_errors] == [0] or outcome.cells_skipped == [0]
+
+
+def test_a_slot_whose_zygote_died_gets_a_new_one_and_grading_goes_on():
+    with Sandbox() as sandbox:
+        assert run(["def f():\n    return 1"], "f()", sandbox=sandbox).calls[0].value == 1
+        os.kill(sandbox._slots[0].pid, signal.SIGKILL)
+        time.sleep(0.2)
+        outcome = run(["def f():\n    return 2"], "f()", sandbox=sandbox)
+        assert outcome.calls[0].value == 2

@@ -82,6 +82,7 @@ def _chmod(path, mode, changed):
 class _Link:
     socket: socket.socket
     lock: threading.Lock  # one request and its answer at a time
+    pid: int              # the slot's zygote
 
 
 _STOP_WAIT = 15.0  # seconds the zygotes get to kill and sweep every worker at the end
@@ -154,21 +155,51 @@ class Sandbox:
         atexit.register(self.close)
 
     def worker(self, slot):
-        """A fresh worker for grading slot `slot` (0 .. jobs-1)."""
+        """A fresh worker for grading slot `slot` (0 .. jobs-1).
+
+        A slot whose zygote has died (it never runs student code, but the kernel
+        may still refuse it a fork, or kill it) gets a new one, once per call.
+        """
+        try:
+            return self._spawn(slot)
+        except SandboxError:
+            if self.zygote.poll() is not None:
+                raise  # the first zygote is gone too: nothing can make a slot
+            self._drop_link(slot)
+            return self._spawn(slot)
+
+    def _spawn(self, slot):
         link = self._link(slot)
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         message = {"op": "spawn", "slot": slot, "limits": asdict(self.limits)}
         try:
             with link.lock:
-                socket.send_fds(link.socket, [json.dumps(message).encode()], [request_read, reply_write])
-                pid = self._receive(link.socket)["pid"]
+                try:
+                    socket.send_fds(link.socket, [json.dumps(message).encode()], [request_read, reply_write])
+                except OSError as error:
+                    raise SandboxError(f"slot {slot}'s zygote stopped answering ({error})") from None
+                reply = self._receive(link.socket)
+            pid = reply.get("pid")
+            if type(pid) is not int:
+                raise SandboxError(f"slot {slot}'s zygote could not start a worker ({reply.get('error')})")
             with self._lock:
                 self._live[pid] = slot
+        except BaseException:
+            os.close(request_write)
+            os.close(reply_read)
+            raise
         finally:
             os.close(request_read)
             os.close(reply_write)
         return Worker(self, pid, slot, request_write, reply_read)
+
+    def _drop_link(self, slot):
+        """Forget a slot's zygote; the next worker of the slot comes from a new one."""
+        with self._lock:
+            link = self._slots.pop(slot, None)
+        if link is not None:
+            link.socket.close()  # a zygote still alive sees end-of-file and ends its workers
 
     def _link(self, slot):
         """The socket to slot `slot`'s own zygote, which the first zygote forks on first use."""
@@ -179,10 +210,10 @@ class Sandbox:
                 try:
                     socket.send_fds(self._control, [json.dumps({"op": "slot", "slot": slot}).encode()],
                                     [theirs.fileno()])
-                    self._receive(self._control)
+                    pid = self._receive(self._control)["pid"]
                 finally:
                     theirs.close()
-                link = self._slots[slot] = _Link(ours, threading.Lock())
+                link = self._slots[slot] = _Link(ours, threading.Lock(), pid)
             return link
 
     def _ended(self, worker, want_status):

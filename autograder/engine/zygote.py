@@ -144,7 +144,12 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
             _shut_down(level)
         request = json.loads(message)
         if request["op"] == "spawn":
-            _send(link, {"pid": _spawn(link, shell, request, fds, level, mountpoint, homes)})
+            try:
+                pid = _spawn(link, shell, request, fds, level, mountpoint, homes)
+            except OSError as error:  # no fork to spare (memory, a process limit): this hand-in's problem
+                _send(link, {"pid": None, "error": str(error)[:300]})
+                continue
+            _send(link, {"pid": pid})
             _make_spare(link, shell, request, level, mountpoint)
         elif request["op"] == "sweep":
             _send(link, {"killed": _sweep(level, request["slot"], set(request["keep"]), request.get("dead"))})
