@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.assignment import load_assignment  # noqa: E402
+from autograder.core.assignment import load_assignment  # noqa: E402
 from autograder.audit import measure  # noqa: E402
 from autograder.audit.trials import Trials  # noqa: E402
-from autograder.course import load_course  # noqa: E402
+from autograder.core.course import load_course  # noqa: E402
 from autograder.engine.sandbox import Sandbox  # noqa: E402
 
 TARGET_SECONDS = 120

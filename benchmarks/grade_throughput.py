@@ -51,9 +51,12 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.assignment import load_assignment  # noqa: E402
-from autograder.course import load_course  # noqa: E402
-from autograder.export import engines, handins, tools  # noqa: E402
+from autograder.core.assignment import load_assignment  # noqa: E402
+from autograder.core.course import load_course  # noqa: E402
+from autograder.export import handins, tools  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import engines  # noqa: E402  (the harness beside this script)
 
 sys.path.insert(0, str(ROOT / "tests"))
 try:

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.gradebook import Gradebook  # noqa: E402
-from autograder.grading import SubmissionResult  # noqa: E402
+from autograder.grade.handin import SubmissionResult  # noqa: E402
 from autograder.intake import IntakeOptions, collect  # noqa: E402
 
 EXAMPLES = sorted((ROOT / "examples" / "n-queens" / "submissions").glob("*.ipynb"))

@@ -1,15 +1,19 @@
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.assignment import load_assignment
-from autograder.course import load_course
+from autograder.core.assignment import load_assignment
+from autograder.core.course import load_course
 
 ROOT = Path(__file__).resolve().parents[1]
+# The export-agreement harness is test and benchmark code, not product: it lives in benchmarks/.
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import engines  # noqa: E402,F401  (re-exported for the tests that compare engines)
 STUDENT_PYTHON = ROOT / ".venv-student" / "bin" / "python"
 
 

@@ -10,8 +10,8 @@ import itertools
 import nbformat
 import pytest
 
-from autograder.assignment import load_assignment
-from autograder.grading import grade
+from autograder.core.assignment import load_assignment
+from autograder.grade.handin import grade
 from conftest import ROOT, reference_namespace
 
 SPEED_CASE = "count_fast(9)"

@@ -19,11 +19,12 @@ import pytest
 from click.testing import CliRunner
 from openpyxl import load_workbook
 
-from autograder import limits, runtime
-from autograder.assignment import load_assignment
-from autograder.cli import main
-from autograder.course import load_course
-from autograder.grading import grade
+from autograder.core import limits
+from autograder import runtime
+from autograder.core.assignment import load_assignment
+from autograder.cli.main import main
+from autograder.core.course import load_course
+from autograder.grade.handin import grade
 from conftest import ROOT, outputs, run_all, without_colab_badge
 
 ASSIGNMENT_IDS = load_course(ROOT).assignment_ids()

@@ -16,7 +16,7 @@ from math import gcd
 import nbformat
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.core.assignment import load_assignment
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import itertools
 
 import pytest
 
-from autograder.assignment import load_assignment
-from autograder.grading import grade
+from autograder.core.assignment import load_assignment
+from autograder.grade.handin import grade
 from conftest import ROOT, reference_namespace
 
 # The orders the original course's checks expect (as printed in its notebook).

@@ -6,12 +6,12 @@ import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell
 
-from autograder.assignment import load_assignment
+from autograder.core.assignment import load_assignment
 from autograder.audit import measure
 from autograder.audit.mutants import make_mutants
 from autograder.audit.regions import load_reference
-from autograder.cli import main
-from autograder.course import load_course
+from autograder.cli.main import main
+from autograder.core.course import load_course
 from autograder.engine.sandbox import shared_sandbox
 from minicourse import cell, make_course
 

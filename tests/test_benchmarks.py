@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from autograder.course import load_course
+from autograder.core.course import load_course
 
 
 def _benchmark(name):

@@ -3,7 +3,7 @@
 import nbformat
 from click.testing import CliRunner
 
-from autograder.cli import main
+from autograder.cli.main import main
 
 
 def run(course_root, *args):

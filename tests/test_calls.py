@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from autograder.calls import CallError, parse_call
+from autograder.core.calls import CallError, parse_call
 from autograder.engine.worker import decode
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignment import load_assignment
-from autograder.export import engines, tools
-from conftest import ROOT
+from autograder.core.assignment import load_assignment
+from autograder.export import tools
+from conftest import ROOT, engines
 
 TOLERANCE = 0.01
 
@@ -49,7 +49,7 @@ def example_class(assignment_id):
 
 
 def assignment_ids():
-    from autograder.course import load_course
+    from autograder.core.course import load_course
 
     return load_course(ROOT).assignment_ids()
 

@@ -101,7 +101,7 @@ def test_every_student_notebook_runs_top_to_bottom_with_the_students_own_jupyter
     """What a student does locally: open the notebook in JupyterLab, *Run All*. Here the kernel and
     nbconvert of the student environment run it, nothing of ours involved: the untouched notebook
     must reach its last cell (its checks say FAIL), the solved one pass every public check."""
-    from autograder.assignment import load_assignment
+    from autograder.core.assignment import load_assignment
 
     bin_dir, env = student_env
     for assignment_id in course.assignment_ids():

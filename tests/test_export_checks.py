@@ -5,9 +5,9 @@ import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell
 
-from autograder.cli import main
+from autograder.cli.main import main
 from autograder.export import checks
-from autograder.export.cli import export
+from autograder.cli.export import export
 from minicourse import cell, make_course
 
 

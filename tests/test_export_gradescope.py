@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.export import gradescope, results
-from autograder.export.cli import export
-from autograder.grading import grade
+from autograder.cli.export import export
+from autograder.grade.handin import grade
 from conftest import ROOT
 
 EXAMPLES = ROOT / "examples" / "n-queens"
@@ -74,7 +74,7 @@ def test_zip_bundles_the_engine_and_only_this_assignment(zip_path):
         names = set(archive.namelist())
         modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
     assert {"setup.sh", "run_autograder", "course/pyproject.toml", "course/course.toml",
-            "course/autograder/cli.py", "course/autograder/export/gradescope.py",
+            "course/autograder/cli/main.py", "course/autograder/export/gradescope.py",
             "course/autograder/assignments/n-queens/cases.toml",
             "course/autograder/assignments/n-queens/expected.json",
             "course/solutions/n-queens/n-queens.ipynb"} <= names
@@ -115,7 +115,7 @@ def test_the_notebook_named_like_the_assignment_counts(zip_path, nqueens, tmp_pa
 def test_per_case_results_agree_between_gradebook_and_api(nqueens, tmp_path):
     from click.testing import CliRunner as Runner
 
-    from autograder.cli import main
+    from autograder.cli.main import main
 
     handin = EXAMPLES / "submissions" / "dave.ipynb"
     out = tmp_path / "out"
@@ -198,7 +198,7 @@ def test_a_cheater_gets_nothing_as_root_without_cap_sys_admin(zip_path, tmp_path
 
 def test_a_hidden_failure_shows_result_words_only():
     """A hidden case's message may hold its expected lines (a string's diff) or echo its input: never shown."""
-    from autograder.scoring import CaseResult
+    from autograder.grade.scoring import CaseResult
 
     message = "only whitespace differs: your string ends with a newline (\\n) the expected one does not have\n" \
               "line 5: expected '3|-|-|*|-|'\n        received '3|-|-|*|-|\\n'"

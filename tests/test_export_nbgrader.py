@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from autograder.export import engines, handins, tools
 from autograder.export import nbgrader as nbgrader_export
-from autograder.export.cli import export
-from autograder.preprocessors.stub_solutions import stub_source
+from autograder.cli.export import export
+from autograder.notebook.preprocessors.stub_solutions import stub_source
 from conftest import ROOT
 
 EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from autograder.export import checks, engines, handins, tools
 from autograder.export import otter as otter_export
-from autograder.export.cli import export
-from autograder.grading import grade
+from autograder.cli.export import export
+from autograder.grade.handin import grade
 from conftest import ROOT
 
 EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"

@@ -6,10 +6,10 @@ import re
 import pytest
 
 from autograder import runtime
-from autograder.feedback import explain
-from autograder.feedback.cli import feedback_command
-from autograder.feedback.names import safe_name
-from autograder.feedback.render import _code, _fence
+from autograder.grade import explain
+from autograder.cli.feedback import feedback_command
+from autograder.core.folder_names import safe_name
+from autograder.core.render import _code, _fence
 from browser.chromium import PHONE, browser_page, images, remote_requests
 from browser.classes import ROOT, fake_gradebook, graded_example_class, nqueens, run
 

@@ -16,12 +16,12 @@ import sqlite3
 import pytest
 
 from autograder import runtime
-from autograder.assignment import load_assignment
-from autograder.feedback.cli import feedback_command
-from autograder.feedback.names import safe_name
+from autograder.core.assignment import load_assignment
+from autograder.cli.feedback import feedback_command
+from autograder.core.folder_names import safe_name
 from autograder.gradebook import Gradebook
 from autograder.gradebook.read import load_submissions
-from autograder.grading import cell_errors
+from autograder.grade.handin import cell_errors
 from autograder.intake.cells import CodeCell
 from browser.chromium import PHONE, browser_page, remote_requests
 from browser.classes import ROOT, fake_gradebook, nqueens, run
@@ -267,8 +267,8 @@ def test_the_notebook_check_cells_point_at_the_same_function(graded):
 def test_uses_come_from_the_reference_and_from_cases_toml(tmp_path):
     import copy
 
-    from autograder import call_graph
-    from autograder.assignment import AssignmentError, _uses
+    from autograder.core import call_graph
+    from autograder.core.assignment import AssignmentError, _uses
 
     _, assignment = nqueens()
     uses = call_graph.function_uses(assignment)

@@ -7,7 +7,7 @@ import pytest
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell
 
-from autograder.grading import grade
+from autograder.grade.handin import grade
 from autograder.runtime import show
 from conftest import ROOT
 

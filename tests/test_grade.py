@@ -6,8 +6,8 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from autograder.cli import main
-from autograder.grading import grade
+from autograder.cli.main import main
+from autograder.grade.handin import grade
 from conftest import ROOT, without_colab_badge
 
 EXAMPLES = ROOT / "examples" / "n-queens"

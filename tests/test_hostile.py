@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.engine import isolation
-from autograder.cli import main
+from autograder.cli.main import main
 from autograder.engine.sandbox import shared_sandbox
 from conftest import ROOT
 
@@ -165,7 +165,7 @@ def test_a_grader_started_with_sigint_ignored_gives_the_same_grades(mixed_class,
 
 
 def test_a_grader_failure_on_one_hand_in_is_that_hand_ins_row(mixed_class, tmp_path, monkeypatch):
-    from autograder.engine import scheduler
+    from autograder.grade import pool as scheduler
 
     real_grade = scheduler.grade
 

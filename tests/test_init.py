@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 from openpyxl import load_workbook
 
-from autograder.cli import main
-from autograder.course import EXAMPLE_REPOSITORY, CourseError, github_repository, load_course
-from autograder.course_file import parse_deadline, render
-from autograder.feedback.cli import release_command
+from autograder.cli.main import main
+from autograder.core.course import EXAMPLE_REPOSITORY, CourseError, github_repository, load_course
+from autograder.core.course_file import parse_deadline, render
+from autograder.cli.release import release_command
 from autograder.feedback.pages import build_pages
-from autograder.assignment import load_assignment
-from autograder.lms_columns import LmsColumnsError, best_column, canvas_assignment_columns
+from autograder.core.assignment import load_assignment
+from autograder.core.lms_columns import LmsColumnsError, best_column, canvas_assignment_columns
 from browser.classes import fake_gradebook, run
 from conftest import ROOT, without_colab_badge
 

@@ -10,7 +10,7 @@ import zipfile
 
 from click.testing import CliRunner
 
-from autograder.cli import main
+from autograder.cli.main import main
 from autograder.intake import IntakeOptions, collect
 from conftest import ROOT
 

@@ -15,7 +15,7 @@ import zipfile
 import pytest
 from click.testing import CliRunner
 
-from autograder.cli import main
+from autograder.cli.main import main
 from conftest import ROOT
 from test_lateness import set_assignment_table
 
@@ -362,7 +362,7 @@ def test_classroom_release_reaches_a_repository_with_no_notebook(tmp_path):
 
 @pytest.mark.parametrize("cell", ["=HYPERLINK(\"x\")", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])
 def test_csv_cells_never_become_formulas(cell):
-    from autograder.csv_cells import csv_text
+    from autograder.core.csv_cells import csv_text
     assert csv_text(["a"], [[cell]]).splitlines()[1].lstrip('"').startswith("'")
 
 
@@ -381,7 +381,7 @@ def test_the_live_progress_names_what_runs_and_survives_markup_in_names(tmp_path
 
     from rich.console import Console
 
-    from autograder import cli
+    from autograder.cli import grade as cli
 
     screen = io.StringIO()
     monkeypatch.setattr(cli, "console", Console(file=screen, force_terminal=True, width=120))

@@ -5,8 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from autograder.course import CourseError, LateRules, late_rules, load_course
-from autograder.lateness import assess
+from autograder.core.course import CourseError, LateRules, late_rules, load_course
+from autograder.core.lateness import assess
 
 DEADLINE = datetime(2026, 3, 1, 23, 59, tzinfo=timezone(timedelta(hours=-5)))
 

@@ -8,10 +8,12 @@ import openpyxl
 import pytest
 
 from autograder import runtime
-from autograder.assignment import load_assignment
-from autograder.course import load_course
+from autograder.core.assignment import load_assignment
+from autograder.core.course import load_course
 from autograder.feedback import leak_guard
-from autograder.feedback.cli import feedback_command, release_command, report_command
+from autograder.cli.feedback import feedback_command
+from autograder.cli.release import release_command
+from autograder.cli.report import report_command
 from browser.classes import EXAMPLE_SUBMISSIONS, ROOT, grade, graded_example_class, run
 
 MARKER_LINE = "planted_marker = sorted(rows)[::-1]  # LEAK-MARKER-7731"

@@ -11,7 +11,7 @@ from dataclasses import replace
 import nbformat
 import pytest
 
-from autograder import limits
+from autograder.core import limits
 from conftest import ROOT
 
 EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"
@@ -91,7 +91,7 @@ def test_a_recorded_timing_is_kept_through_noise_and_redone_when_it_moves():
 
 
 def test_every_assignment_has_a_timing_for_every_case(course):
-    from autograder.assignment import load_assignment
+    from autograder.core.assignment import load_assignment
 
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)

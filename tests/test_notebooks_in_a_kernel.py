@@ -11,7 +11,7 @@ from conftest import outputs
 
 
 def test_reference_notebooks_run_in_the_course_environment(course, tmp_path):
-    from autograder.assignment import load_assignment
+    from autograder.core.assignment import load_assignment
 
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)

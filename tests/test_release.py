@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from autograder.feedback.cli import release_command
+from autograder.cli.release import release_command
 from browser.classes import EXAMPLE_SUBMISSIONS, fake_gradebook, grade, run
 
 GET_N = "get_n([0, 2, 4, 6, 1, 3, 5])"

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from autograder import runtime, scoring
+from autograder import runtime
+from autograder.grade import scoring
 from autograder.engine import replies
 from autograder.engine.runner import CallOutcome
 

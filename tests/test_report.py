@@ -9,7 +9,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from autograder.feedback.cli import COMMANDS, report_command
+from autograder.cli.feedback import feedback_command
+from autograder.cli.release import release_command
+from autograder.cli.report import report_command
+
+COMMANDS = (feedback_command, report_command, release_command)
 from browser.chromium import DESKTOP, browser_page, images, remote_requests
 from browser.classes import ROOT, fake_gradebook, graded_example_class, nqueens, run
 

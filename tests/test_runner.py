@@ -6,7 +6,7 @@ import time
 
 
 from autograder.engine import runner
-from autograder.calls import parse_call
+from autograder.core.calls import parse_call
 from autograder.engine.sandbox import Limits, Sandbox, shared_sandbox
 
 

@@ -5,10 +5,10 @@ import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell
 
-from autograder.assignment import load_assignment
-from autograder.cli import main
-from autograder.course import load_course
-from autograder.grading import grade
+from autograder.core.assignment import load_assignment
+from autograder.cli.main import main
+from autograder.core.course import load_course
+from autograder.grade.handin import grade
 from minicourse import cell, make_course
 
 SLOW = """

@@ -1,7 +1,7 @@
 import pytest
 
-from autograder.errors import BuildError
-from autograder.preprocessors.stub_solutions import stub_source
+from autograder.core.errors import BuildError
+from autograder.notebook.preprocessors.stub_solutions import stub_source
 
 
 def test_solution_regions_become_stubs_at_their_indentation():

@@ -5,7 +5,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.preprocessors.stub_solutions import BEGIN
+from autograder.notebook.preprocessors.stub_solutions import BEGIN
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ input; it is counted on its own line, never among the killed or dropped.
 import tomllib
 from dataclasses import dataclass
 
-from ..assignment import AssignmentError
+from ..core.assignment import AssignmentError
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ reference, so every change it measures is one a student could have made.
 import ast
 from dataclasses import dataclass
 
-from ..preprocessors.stub_solutions import BEGIN, END
-from ..student_notebook import executable_reference, read_reference
+from ..notebook.preprocessors.stub_solutions import BEGIN, END
+from ..notebook.student_notebook import executable_reference, read_reference
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The audit's report per assignment: Markdown and a self-contained HTML page (Jinja2)."""
 
-from ..feedback.render import render
+from ..core.render import render
 
 KINDS = {
     "no-mutants": "Nothing to mutate",

@@ -9,7 +9,7 @@ and every case is scored by scoring.score_case against expected.json, as
 import queue
 from concurrent.futures import ThreadPoolExecutor
 
-from .. import baselines, grading, scoring
+from ..grade import baselines, handin as grading, scoring
 
 
 class Trials:

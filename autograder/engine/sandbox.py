@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import replies
 from .isolation import LAYERS
+from ..core.errors import AutograderError
 
 _HERE = Path(__file__).parent
 # What the zygote's private folder holds: the engine's sandboxed half and the
@@ -34,7 +35,7 @@ DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
 _INTERRUPT_GRACE = 1.0  # seconds a worker gets to answer after an interrupt
 
 
-class SandboxError(Exception):
+class SandboxError(AutograderError):
     """The sandbox itself could not be started: the grader cannot work."""
 
 

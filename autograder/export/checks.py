@@ -10,7 +10,7 @@ the grader's own rules.
 from pathlib import Path
 
 from .. import runtime
-from ..literal import python_literal
+from ..core.literal import python_literal
 
 MODULE = "autograder_checks"
 FILENAME = MODULE + ".py"

@@ -26,7 +26,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from ..feedback import explain
+from ..grade import explain
 from . import results as results_module
 
 DEFAULT_ROOT = "/autograder"
@@ -228,8 +228,8 @@ def main(argv=None):
     parser.add_argument("--log", default=None)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    from ..assignment import load_assignment
-    from ..course import load_course
+    from ..core.assignment import load_assignment
+    from ..core.course import load_course
 
     assignment = load_assignment(load_course(args.course), args.assignment)
     note = ""

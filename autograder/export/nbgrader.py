@@ -24,11 +24,11 @@ from pathlib import Path
 
 import nbformat
 
-from ..preprocessors.drop_reference_only import drop_reference_only
-from ..preprocessors.inline_runtime import TAG as RUNTIME_TAG
-from ..preprocessors.public_checks import defining_cell
-from ..preprocessors.stub_solutions import has_solution, stub_source
-from ..student_notebook import Context, executable_reference, read_reference
+from ..notebook.preprocessors.drop_reference_only import drop_reference_only
+from ..notebook.preprocessors.inline_runtime import TAG as RUNTIME_TAG
+from ..notebook.preprocessors.public_checks import defining_cell
+from ..notebook.preprocessors.stub_solutions import has_solution, stub_source
+from ..notebook.student_notebook import Context, executable_reference, read_reference
 from . import checks
 
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..preprocessors.public_checks import TAG as PUBLIC_CHECK_TAG
-from ..student_notebook import Context, build_student_notebook, read_reference
+from ..notebook.preprocessors.public_checks import TAG as PUBLIC_CHECK_TAG
+from ..notebook.student_notebook import Context, build_student_notebook, read_reference
 from . import checks, tools
 
 IGNORE_TAG = "otter_ignore"        # otter drops these cells when it grades

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from ..core.errors import AutograderError
 
 TOOLS = {"otter": "otter", "nbgrader": "nbgrader"}   # optional-dependency group -> command
 # What the student's kernel needs inside the tool's venv (as in .venv-student).
@@ -23,7 +24,7 @@ KERNEL_PACKAGES = ("numpy", "sympy", "ipykernel")
 MARKER = ".installed"
 
 
-class ToolError(Exception):
+class ToolError(AutograderError):
     """A tool the export or a check needs is not installed."""
 
 

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import runtime
-from ..assignment import load_assignment
+from ..core.assignment import load_assignment
+from ..core.errors import AutograderError
 
 MIN_LINE = 12
 MIN_ARGUMENT = 7
@@ -64,9 +65,10 @@ class Leak:
         return f"{self.file}: {self.needle.kind} ({self.needle.where}): {text!r}"
 
 
-class LeakError(Exception):
+class LeakError(AutograderError):
     def __init__(self, leaks):
         self.leaks = leaks
+        self.details = tuple(str(leak) for leak in leaks)
         shown = "; ".join(str(leak) for leak in leaks[:5])
         more = f" (and {len(leaks) - 5} more)" if len(leaks) > 5 else ""
         super().__init__(f"refusing to write: {shown}{more}")

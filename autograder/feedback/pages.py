@@ -12,8 +12,8 @@ from pathlib import Path
 
 from . import leak_guard
 from ..gradebook.read import load_submissions
-from .names import safe_name
-from .render import render
+from ..core.folder_names import safe_name
+from ..core.render import render
 from .view import student_view
 from .write import write_if_changed
 

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from ..gradebook import UNGRADABLE
 from ..gradebook.store import late_word
 from .. import runtime
-from . import explain, plots
-from .. import call_graph
+from ..grade import explain
+from . import plots
+from ..core import call_graph
 from ..gradebook.read import load_submissions
-from .render import render
+from ..core.render import render
 
 TOP_FAILURES = 12
 SLOWEST = 10

@@ -12,8 +12,8 @@ results give the same bytes.
 from datetime import datetime
 
 from .. import runtime
-from . import explain
-from .. import call_graph
+from ..grade import explain
+from ..core import call_graph
 from ..gradebook.read import CaseRow
 
 

@@ -8,9 +8,10 @@ gradebook never stores their inputs).
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from ..core.errors import AutograderError
 
 
-class FeedbackError(Exception):
+class FeedbackError(AutograderError):
     """A feedback, report or release step cannot work at all (one line for the user)."""
 
 

@@ -14,10 +14,12 @@ gradebook when it is opened (and its rows re-keyed as their hand-ins come in).
 """
 
 import sqlite3
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from .. import lateness
-from ..csv_cells import csv_text
+from ..core import lateness
+from ..core.csv_cells import csv_text
+from ..core.errors import AutograderError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -59,7 +61,7 @@ CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message
                "late", "penalty", "late_note", "source", "handins", "isolation")
 
 
-class GradebookError(Exception):
+class GradebookError(AutograderError):
     """The gradebook file cannot be opened or written."""
 
 
@@ -197,8 +199,8 @@ class Gradebook:
                                "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
 
     def grades(self, assignment):
-        """One row per student: the counted hand-in (the columns of CSV_COLUMNS, in order)."""
-        return self.db.execute(
+        """One GradeRow per student, the counted hand-in's, ordered by student."""
+        rows = self.db.execute(
             "SELECT s.student, s.assignment, s.score, s.max_score, s.status, s.message, s.name, s.submitted_at, "
             "s.late, s.penalty, s.late_note, s.source, (SELECT COUNT(*) FROM submissions t "
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
@@ -206,16 +208,33 @@ class Gradebook:
             "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id) "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
+        return [GradeRow(*row) for row in rows]
 
     def export_csv(self, assignment, path):
-        rows = []
-        for row in self.grades(assignment):
-            (student, assignment_id, score, max_score, status, message, name, handed_in_at, late, penalty,
-             late_note, source, count, isolation) = row
-            rows.append((student, assignment_id, f"{score:g}", f"{max_score:g}", status, message or "",
-                         name or student, handed_in_at or "", late_word(late), f"{penalty or 0:g}",
-                         late_note or "", source or "", count, isolation or ""))
+        rows = [(r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.message or "",
+                 r.name or r.student, r.handed_in_at or "", late_word(r.late), f"{r.penalty or 0:g}",
+                 r.late_note or "", r.source or "", r.handins, r.isolation or "")
+                for r in self.grades(assignment)]
         path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class GradeRow:
+    """A student's row of grades.csv: the counted hand-in (fields in CSV_COLUMNS' order)."""
+    student: str
+    assignment: str
+    score: float
+    max_score: float
+    status: str
+    message: str | None
+    name: str | None
+    handed_in_at: str | None
+    late: int | None              # 1 late, 0 on time, None: nothing says
+    penalty: float | None
+    late_note: str | None
+    source: str | None
+    handins: int                  # hand-ins of this student for this assignment
+    isolation: str | None         # the layer of the run that graded it
 
 
 def late_word(late):

@@ -22,13 +22,14 @@ import yaml
 
 from . import files, identity, zips
 from .files import UnsafeFile
+from ..core.errors import AutograderError
 
 NOTEBOOK_SUFFIXES = (".ipynb", ".py")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX", ".DS_Store"}
 GRADESCOPE_METADATA = "submission_metadata.yml"
 
 
-class IntakeError(Exception):
+class IntakeError(AutograderError):
     """A path given on the command line cannot be used at all."""
 
 

@@ -17,22 +17,23 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from autograder import runtime
-from autograder.assignment import load_assignment
-from autograder.cli import main
-from autograder.course import load_course
+from autograder.core.assignment import load_assignment
+from autograder.cli.main import main
+from autograder.core.course import load_course
 from autograder.engine.runner import CallOutcome
 from autograder.gradebook import Gradebook
-from autograder.grading import SubmissionResult
+from autograder.grade.handin import SubmissionResult
 from autograder.intake import Handin
-from autograder.scoring import CaseResult, score_case
+from autograder.grade.scoring import CaseResult, score_case
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 
 
 def run(command, *args, obj=ROOT):
-    """Invoke one of our click commands with the course root as the group would pass it."""
-    return CliRunner().invoke(command, [str(a) for a in args], obj=obj, catch_exceptions=False)
+    """Invoke one of our verbs as `autograder --course OBJ <verb> ARGS` would."""
+    return CliRunner().invoke(main, ["--course", str(obj), command.name, *[str(a) for a in args]],
+                              catch_exceptions=False)
 
 
 def grade(out, *paths, extra=()):

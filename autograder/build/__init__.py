@@ -1,0 +1,1 @@
+"""`autograder build`: every generated file, from the reference notebooks and their cases."""

@@ -1,0 +1,25 @@
+"""`autograder feedback`: one page per student, HTML and Markdown, from the gradebook."""
+
+import sys
+
+import click
+
+from ..feedback.pages import build_pages, write_feedback
+from .options import ASSIGNMENT, OUT, graded_assignment, names
+
+
+@click.command("feedback")
+@ASSIGNMENT
+@OUT
+@click.pass_obj
+def feedback_command(course_root, assignment_id, out_dir):
+    """Write each student's feedback report (HTML and Markdown) into DIR/feedback/<student>/."""
+    course, assignment = graded_assignment(course_root, assignment_id, out_dir)
+    pages = build_pages(course, assignment, out_dir)
+    changed = write_feedback(pages, out_dir)
+    for student, leaks in sorted(pages.withheld.items()):
+        click.echo(f"withheld the feedback of {student}: it would show a hidden case ({leaks[0]})", err=True)
+    click.echo(f"feedback for {len(pages.pages)} student(s) in {out_dir / 'feedback'}: "
+               + (f"{len(changed)} written ({names(changed)})" if changed else "all unchanged"))
+    if pages.withheld:
+        sys.exit(1)

@@ -1,0 +1,168 @@
+"""`autograder grade`: grade a class, showing what runs, then the table and what was decided."""
+
+import os
+import sys
+import threading
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..core.assignment import load_assignment
+from ..core.course import LATE_POLICIES, load_course
+from ..engine.isolation import LAYERS, MAX_SLOTS
+from ..gradebook.store import late_word
+from ..grade.class_run import GradeEvents, GradeOptions, GradingInterrupted, command_line, grade_class
+
+console = Console(stderr=True)
+
+
+@click.command("grade")
+@click.option("--assignment", "assignment_id", required=True, help="Assignment id, e.g. n-queens.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for gradebook.db, grades.csv and unpacked archives.")
+@click.option("--jobs", type=click.IntRange(1, MAX_SLOTS), default=None,
+              help="Hand-ins graded at once (default: the number of cores).")
+@click.option("--timeout", "case_timeout", type=click.FloatRange(min=0.01), default=None,
+              help="CPU seconds per case, for every case (default: each case's limit from the reference's timing).")
+@click.option("--submission-timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds for a whole hand-in (default: the assignment's submission_timeout).")
+@click.option("--limit-floor", type=click.FloatRange(min=0.01), default=None,
+              help="Shortest case limit in CPU seconds, for this run (default: cases.toml's limit_floor).")
+@click.option("--limit-factor", type=click.FloatRange(min=1), default=None,
+              help="A case's limit as a multiple of the reference's time, for this run "
+                   "(default: cases.toml's limit_factor).")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=64), default=2048, show_default=True,
+              help="Memory limit in MB for each process a hand-in runs.")
+@click.option("--regrade", is_flag=True, help="Grade again even hand-ins already in the gradebook.")
+@click.option("--student-pattern", default=None, metavar="REGEX",
+              help="Regular expression with a `student` group, searched in each file's path, "
+                   "to name the student (overrides the built-in name rules).")
+@click.option("--classroom-prefix", default=None, metavar="PREFIX",
+              help="Prefix of GitHub Classroom repository names (default: '<assignment>-').")
+@click.option("--deadline", default=None, metavar="ISO-TIME",
+              help="Deadline with its UTC offset, e.g. 2026-12-01T23:59:00-05:00 (default: course.toml's).")
+@click.option("--late-policy", type=click.Choice(LATE_POLICIES), default=None,
+              help="none: record lateness only; per-day: --late-penalty points off per started day; "
+                   "cap: at most --late-cap points (default: course.toml's, else none).")
+@click.option("--late-penalty", type=click.FloatRange(min=0), default=None, help="Points off per started day late.")
+@click.option("--late-cap", type=click.FloatRange(min=0), default=None, help="Most points a late hand-in earns.")
+@click.option("--merge", is_flag=True,
+              help="Add these hand-ins to an --out that holds another class's grades (refused otherwise).")
+@click.option("--isolation", type=click.Choice(["auto", *LAYERS]), default="auto", show_default=True,
+              help="How hand-ins are shut in: the strongest layer that works here, or one by name. "
+                   "'none' (no protection) is never picked by itself.")
+@click.argument("paths", nargs=-1, required=True)
+@click.pass_obj
+def grade_command(course_root, assignment_id, out_dir, paths, **flags):
+    """Grade hand-ins: notebooks, .py files, folders, LMS zips or Classroom repository clones."""
+    course = load_course(course_root)
+    assignment = load_assignment(course, assignment_id)
+    options = GradeOptions(**flags, command=command_line(sys.argv[1:]))
+    try:
+        run = grade_class(course, assignment, paths, out_dir, options, _ConsoleEvents(assignment.id))
+    except GradingInterrupted as stopped:
+        click.echo(f"interrupted: graded {stopped.graded} of {stopped.total} hand-in(s) in this run; "
+                   f"{stopped.csv_path} has everything graded so far. Run the same command again to resume: "
+                   "hand-ins already graded are kept and not graded again.", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)   # hand-ins still running are the sandbox's, already stopped; do not wait for their threads
+    _print_table(run.rows)
+    _print_summary(run)
+
+
+def _print_summary(run):
+    notes = [f"graded {run.graded} hand-in(s)"]
+    if run.skipped:
+        notes.append(f"{run.skipped} unchanged since an earlier run (use --regrade to grade them again)")
+    if run.ignored:
+        notes.append(f"ignored {len(run.ignored)} file(s) that are not hand-ins: "
+                     + ", ".join(run.ignored[:5]) + (" ..." if len(run.ignored) > 5 else ""))
+    click.echo("; ".join(notes))
+    click.echo(_lateness_summary(run.rules, run.late, run.unknown_lateness))
+    if run.other_assignments:
+        click.echo(f"note: {run.gradebook_path} also holds {', '.join(run.other_assignments)}; grades.csv has "
+                   f"{run.assignment_id} only")
+    click.echo(f"wrote {run.csv_path} and {run.gradebook_path}")
+
+
+def _lateness_summary(rules, late, unknown):
+    head = f"lateness: {rules.describe()}"
+    if unknown and rules.deadline is None:
+        head += (f"; {unknown} hand-in(s) not judged (set a deadline in course.toml's [assignment.<id>] table "
+                 "or with --deadline)")
+    if not late:
+        return head + "; no hand-in was found late"
+    lines = [f"{head}; {len(late)} late:"]
+    lines += [f"  {name} ({student}): {note}" if name != student else f"  {student}: {note}"
+              for student, name, note in late]
+    return "\n".join(lines)
+
+
+def _print_table(rows):
+    table = Table(title="Grades")
+    for column in ("student", "name", "score", "status", "late", "hand-ins", "note"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(escape(row.student), escape(row.name or ""), f"{row.score:g} / {row.max_score:g}",
+                      escape(row.status), late_word(row.late) + (f" (-{row.penalty:g})" if row.penalty else ""),
+                      str(row.handins), escape((row.message or "")[:60]))
+    Console().print(table)
+
+
+class _ConsoleEvents(GradeEvents):
+    """Grading as a person sees it: notes in yellow, a live bar on a terminal, plain lines in a log."""
+
+    def __init__(self, label):
+        self.label, self.total, self.done = label, 0, 0
+        self.running = []
+        self.lock = threading.Lock()
+        self.bar = None
+
+    def note(self, text):
+        console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
+
+    def isolation(self, layer, hides, cpu_groups, protected):
+        console.print(f"isolation: {layer} (hides {hides})"
+                      + ("; each grading slot has an equal CPU share (cgroup)" if cpu_groups else ""))
+        if protected:
+            console.print(f"isolation: made {len(protected)} path(s) private to this user: "
+                          + ", ".join(protected[:3]) + (" ..." if len(protected) > 3 else ""))
+        if layer == "none":
+            console.print("[yellow]warning:[/yellow] --isolation none: student code can read everything this "
+                          "user can, the expected values included; every row of this run is marked so")
+
+    def grading(self, total):
+        self.total = total
+        if console.is_terminal:
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=console, transient=True)
+            self.task = self.bar.add_task(escape(self.label), total=total)
+            return self.bar
+        return super().grading(total)
+
+    def _describe(self):
+        names = ", ".join(h.name for h in self.running[:3]) + (" ..." if len(self.running) > 3 else "")
+        return escape(f"running: {names}" if names else self.label)
+
+    def started(self, handin):
+        with self.lock:
+            self.running.append(handin)
+            if self.bar is not None:
+                self.bar.update(self.task, description=self._describe())
+            else:
+                click.echo(f"[{self.done}/{self.total}] running {handin.name} ({handin.source})", err=True)
+
+    def finished(self, handin, result):
+        with self.lock:
+            if handin in self.running:
+                self.running.remove(handin)
+            self.done += 1
+            if self.bar is not None:
+                self.bar.update(self.task, advance=1, description=self._describe())
+            else:
+                click.echo(f"[{self.done}/{self.total}] {handin.name}: {result.score:g} / {result.max_score:g} "
+                           f"{result.status}", err=True)

@@ -1,0 +1,25 @@
+"""Options several verbs share, declared once."""
+
+from pathlib import Path
+
+import click
+
+from ..core.assignment import load_assignment
+from ..core.course import load_course
+from ..gradebook.read import choose_assignment
+
+ASSIGNMENT = click.option("--assignment", "assignment_id", default=None,
+                          help="Assignment id (default: the gradebook's only assignment).")
+OUT = click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+                   help="The folder `grade --out` wrote: it holds gradebook.db.")
+
+
+def graded_assignment(course_root, assignment_id, out_dir):
+    """The course and the assignment whose grades `out_dir` holds (the only one, unless named)."""
+    course = load_course(course_root)
+    return course, load_assignment(course, choose_assignment(out_dir, assignment_id))
+
+
+def names(students, limit=12):
+    """A list of students for one line: the first few, then how many more."""
+    return ", ".join(students[:limit]) + (f" and {len(students) - limit} more" if len(students) > limit else "")

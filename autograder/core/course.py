@@ -1,0 +1,196 @@
+"""Where a course keeps its files, and its settings from course.toml.
+
+The layout is fixed so every command agrees on it:
+  solutions/<id>/<notebook>              reference notebook (hidden)
+  assignments/<id>/<notebook>            student notebook (generated)
+  autograder/assignments/<id>/cases.toml cases, public and hidden
+  autograder/assignments/<id>/expected.json  expected values (generated)
+  public_rubric.xlsx                     public rubric (generated)
+"""
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from .errors import AutograderError
+
+# The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
+EXAMPLE_REPOSITORY = "https://github.com/ContextLab/n-queens-course"
+# Where an instructor's students hand in and get grades; `release` follows it.
+LMS_CHOICES = ("canvas", "moodle", "gradescope", "classroom", "other")
+# Time limits (seconds) an assignment gets when its cases.toml sets none; [limits] in course.toml overrides.
+DEFAULT_LIMITS = {"case_timeout": 5.0, "cell_timeout": 30.0, "submission_timeout": 300.0}
+
+
+class CourseError(AutograderError):
+    """The course folder is missing something a command needs."""
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    name: str
+    repository: str          # GitHub URL; the Colab badges point here
+    branch: str
+    points_per_assignment: float
+    lms: str = "other"
+    limits: dict = field(default_factory=lambda: dict(DEFAULT_LIMITS), compare=False, hash=False)
+    # [assignment.<id>] tables of course.toml, as read (deadline, late policy, lms_column, ...).
+    assignments: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def cases_dir(self):
+        return self.root / "autograder" / "assignments"
+
+    def assignment_ids(self):
+        return sorted(p.parent.name for p in self.cases_dir.glob("*/cases.toml"))
+
+    def colab_url(self, relative_path):
+        owner_repo = self.repository.removeprefix("https://github.com/").rstrip("/")
+        return f"https://colab.research.google.com/github/{owner_repo}/blob/{self.branch}/{relative_path}"
+
+    @property
+    def is_example(self):
+        """Still the example repository: badges and links point at someone else's course."""
+        return self.repository.lower() == EXAMPLE_REPOSITORY.lower()
+
+    def lms_column(self, assignment_id):
+        """The LMS grade column of an assignment (course.toml's lms_column), or None."""
+        return self.assignments.get(assignment_id, {}).get("lms_column")
+
+
+def github_repository(text):
+    """The canonical https://github.com/<owner>/<name> of a GitHub repository URL, or CourseError.
+
+    Accepts what people paste: with or without https://, a trailing .git or /, or the
+    SSH form git@github.com:owner/name.git."""
+    value = str(text).strip()
+    match = re.fullmatch(r"(?:(?:https?://)?(?:www\.)?github\.com/|git@github\.com:)"
+                         r"([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100}?)(?:\.git)?/?", value)
+    if not match or match.group(2) in (".", ".."):
+        raise CourseError(f"repository {value!r} is not a GitHub repository URL: "
+                          "expected https://github.com/<owner>/<name> (Colab opens notebooks from GitHub)")
+    return f"https://github.com/{match.group(1)}/{match.group(2)}"
+
+
+def check_branch(text):
+    """A git branch name (the Colab links name it), or CourseError."""
+    value = str(text).strip()
+    if (not re.fullmatch(r"[A-Za-z0-9._/-]+", value) or value.startswith(("-", "/", ".")) or ".." in value
+            or value.endswith(("/", ".", ".lock")) or "//" in value):
+        raise CourseError(f"branch {value!r} is not a git branch name (letters, digits, '.', '_', '-', '/')")
+    return value
+
+
+def _limits(data, path):
+    limits = dict(DEFAULT_LIMITS)
+    for key, value in data.items():
+        if key not in DEFAULT_LIMITS:
+            raise CourseError(f"{path}: [limits] has no setting {key!r} (known: {', '.join(DEFAULT_LIMITS)})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise CourseError(f"{path}: [limits] {key} must be a number of seconds above 0, not {value!r}")
+        limits[key] = float(value)
+    return limits
+
+
+def _assignment_tables(data, path):
+    if not isinstance(data, dict) or not all(isinstance(t, dict) for t in data.values()):
+        raise CourseError(f"{path}: [assignment.<id>] must be tables, one per assignment")
+    for assignment_id, table in data.items():
+        column = table.get("lms_column")
+        if column is not None and (not isinstance(column, str) or not column.strip()):
+            raise CourseError(f"{path}: [assignment.{assignment_id}] lms_column must be the grade column's "
+                              f"name as text, not {column!r}")
+    return {assignment_id: dict(table) for assignment_id, table in data.items()}
+
+
+def find_root(start=None):
+    """The nearest folder at or above `start` holding course.toml."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "course.toml").is_file():
+            return folder
+    raise CourseError(f"no course.toml in {here} or any folder above it; "
+                      "run the command inside the course repository or pass --course")
+
+
+def load_course(root=None):
+    root = Path(root).resolve() if root else find_root()
+    path = root / "course.toml"
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = document["course"]
+        name, repository = data["name"], data["repository"]
+    except FileNotFoundError:
+        raise CourseError(f"{path} does not exist") from None
+    except (tomllib.TOMLDecodeError, KeyError) as error:
+        raise CourseError(f"{path}: {error}") from None
+    lms = data.get("lms", "other")
+    if lms not in LMS_CHOICES:
+        raise CourseError(f"{path}: lms = {lms!r} is not one of {', '.join(LMS_CHOICES)}")
+    return Course(root=root, name=name, repository=github_repository(repository),
+                  branch=check_branch(data.get("branch", "main")),
+                  points_per_assignment=float(data.get("points_per_assignment", 5)), lms=lms,
+                  limits=_limits(document.get("limits", {}), path),
+                  assignments=_assignment_tables(document.get("assignment", {}), path))
+
+
+LATE_POLICIES = ("none", "per-day", "cap")
+
+
+@dataclass(frozen=True)
+class LateRules:
+    """An assignment's deadline and what a late hand-in costs ([assignment.<id>] in course.toml, or flags).
+
+    policy "none" records lateness only; "per-day" takes `penalty` points off
+    per started day late; "cap" lets a late hand-in earn at most `cap` points.
+    """
+    deadline: datetime | None = None
+    policy: str = "none"
+    penalty: float = 0.0
+    cap: float | None = None
+
+    def describe(self):
+        deadline = f"deadline {self.deadline.isoformat()}" if self.deadline else "no deadline"
+        if self.policy == "per-day":
+            policy = f"late_policy per-day: {self.penalty:g} point(s) off per started day late"
+        elif self.policy == "cap":
+            policy = f"late_policy cap: a late hand-in earns at most {self.cap:g} point(s)"
+        else:
+            policy = "late_policy none: lateness recorded, no points off"
+        return f"{deadline}; {policy}"
+
+
+def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, cap=None):
+    """The LateRules of `assignment_id`: course.toml's [assignment.<id>] keys, each overridden by a flag given."""
+    table = course.assignments.get(assignment_id, {})
+    where = f"{course.root / 'course.toml'} [assignment.{assignment_id}]"
+    deadline = deadline if deadline is not None else table.get("deadline")
+    policy = policy if policy is not None else table.get("late_policy", "none")
+    penalty = penalty if penalty is not None else table.get("late_penalty", 0.0)
+    cap = cap if cap is not None else table.get("late_cap")
+    if isinstance(deadline, datetime):             # TOML's own date-time type
+        moment = deadline
+    elif deadline is None or deadline == "":
+        moment = None
+    else:
+        try:
+            moment = datetime.fromisoformat(str(deadline))
+        except ValueError:
+            raise CourseError(f"{where}: deadline {deadline!r} is not an ISO 8601 time such as "
+                              "2026-12-01T23:59:00-05:00") from None
+    if moment is not None and moment.tzinfo is None:
+        raise CourseError(f"{where}: deadline {deadline!s} needs its UTC offset, e.g. 2026-12-01T23:59:00-05:00")
+    if policy not in LATE_POLICIES:
+        raise CourseError(f"{where}: late_policy {policy!r} is not one of {', '.join(LATE_POLICIES)}")
+    try:
+        penalty = float(penalty)
+        cap = None if cap is None else float(cap)
+    except (TypeError, ValueError):
+        raise CourseError(f"{where}: late_penalty and late_cap must be numbers") from None
+    if policy == "per-day" and penalty <= 0:
+        raise CourseError(f"{where}: late_policy \"per-day\" needs late_penalty, the points off per day late")
+    if policy == "cap" and (cap is None or cap < 0):
+        raise CourseError(f"{where}: late_policy \"cap\" needs late_cap, the most points a late hand-in earns")
+    return LateRules(moment, policy, penalty, cap)

@@ -1,0 +1,70 @@
+"""Jinja2 templates from autograder/core/templates, to HTML (autoescaped) and Markdown.
+
+HTML templates end in .html.j2 and are always autoescaped; Markdown ones
+(.md.j2) are not, so every value from a hand-in goes through the `md` filter
+(plain text) or the `fence` filter (a code block no content can close).
+"""
+
+import re
+from pathlib import Path
+
+import jinja2
+import markupsafe
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def _md(text):
+    """Plain text safe inside Markdown: no markup, no raw HTML, one line."""
+    text = " ".join(str(text).split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_\[\]|~])", r"\\\1", text)
+
+
+def _code(text):
+    """Inline code, safe in a table cell: a backtick run longer than any inside, pipes escaped."""
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _fence(text, language=""):
+    """A fenced code block longer than any run of backticks inside."""
+    text = str(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def _inline_code(text):
+    """HTML for our own sentences: escaped, with `backticked` parts as <code>."""
+    parts = str(markupsafe.escape(text)).split("`")
+    return markupsafe.Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
+
+
+def environment():
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2", "html"), default=False),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = _md
+    env.filters["fence"] = _fence
+    env.filters["code"] = _code
+    env.filters["inline_code"] = _inline_code
+    return env
+
+
+_ENV = None
+
+
+def render(template, **context):
+    global _ENV
+    if _ENV is None:
+        _ENV = environment()
+    return _ENV.get_template(template).render(**context)

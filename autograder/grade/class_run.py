@@ -1,0 +1,201 @@
+"""Grade a whole class: intake, the sandbox, the pool, the gradebook and grades.csv, in one call.
+
+`grade_class` is what `autograder grade` runs, and what any other code (a
+test, a script, a server) calls to grade a class without a subprocess.  It
+prints nothing: what a person should hear goes to the `events` object, and
+the outcome comes back as a GradeRun.
+"""
+
+import os
+import shlex
+import signal
+import threading
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..core.course import late_rules
+from ..engine.isolation import HIDES
+from ..engine.sandbox import Limits, Sandbox
+from ..gradebook import Gradebook
+from ..intake import IntakeError, IntakeOptions, collect
+from .pool import grade_all, grader_error
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """What `grade`'s options say; None everywhere means the course's and the assignment's own settings."""
+    jobs: int | None = None
+    case_timeout: float | None = None
+    submission_timeout: float | None = None
+    limit_floor: float | None = None
+    limit_factor: float | None = None
+    memory_mb: int = 2048
+    regrade: bool = False
+    student_pattern: str | None = None
+    classroom_prefix: str | None = None
+    isolation: str = "auto"
+    deadline: str | None = None
+    late_policy: str | None = None
+    late_penalty: float | None = None
+    late_cap: float | None = None
+    merge: bool = False
+    command: str = "autograder grade"     # recorded with the run, for people
+
+
+class GradeEvents:
+    """What grading tells a person as it goes; every method may be left as it is (silent)."""
+
+    def note(self, text):
+        """Something decided about the input that a person should know."""
+
+    def isolation(self, layer, hides, cpu_groups, protected):
+        """The sandbox is up: its layer, what that hides, and what was made private."""
+
+    def started(self, handin):
+        """A hand-in starts running."""
+
+    def finished(self, handin, result):
+        """A hand-in's result is in the gradebook."""
+
+    def grading(self, total):
+        """Grading of `total` hand-ins begins; returns a context manager (the progress display)."""
+        return _Nothing()
+
+
+class _Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@dataclass
+class GradeRun:
+    """What a class run did: rows of grades.csv, counts, lateness and where the files are."""
+    assignment_id: str
+    rows: list                       # gradebook.GradeRow, one per student
+    graded: int                      # hand-ins graded in this run
+    skipped: int                     # unchanged since an earlier run
+    ignored: list                    # files seen that are not hand-ins
+    rules: object                    # core.course.LateRules
+    late: list                       # [(student, name, note)] of counted late hand-ins
+    unknown_lateness: int            # rows whose lateness nothing says
+    other_assignments: list          # other assignments in the same gradebook
+    csv_path: Path
+    gradebook_path: Path
+    isolation: str = ""
+    notes: list = field(default_factory=list)
+
+
+class GradingInterrupted(Exception):
+    """Ctrl-C: grading stopped; grades.csv holds every hand-in graded so far."""
+
+    def __init__(self, graded, total, csv_path):
+        super().__init__(f"interrupted after {graded} of {total} hand-in(s)")
+        self.graded, self.total, self.csv_path = graded, total, csv_path
+
+
+def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=None):
+    """Grade the hand-ins found under `inputs` (paths) into the folder `out`; returns a GradeRun.
+
+    Raises IntakeError, CourseError, AssignmentError, GradebookError or
+    SandboxError when the run cannot happen at all (one line each), and
+    GradingInterrupted on Ctrl-C, after writing grades.csv.
+    """
+    events = events or GradeEvents()
+    out = Path(out)
+    rules = late_rules(course, assignment.id, options.deadline, options.late_policy, options.late_penalty,
+                       options.late_cap)
+    expected = assignment.load_expected()
+    settings = assignment.settings(case_timeout=options.case_timeout, budget=options.submission_timeout,
+                                   limit_floor=options.limit_floor, limit_factor=options.limit_factor)
+    jobs = options.jobs or len(os.sched_getaffinity(0))
+    _check_writable(out)
+    intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
+                                                            options.student_pattern, options.classroom_prefix))
+    for note in intake.notes:
+        events.note(note)
+    gradebook = Gradebook(out / "gradebook.db")
+    for handin in intake.handins:
+        gradebook.adopt(assignment.id, handin)       # rows of an older gradebook, keyed by name
+    _same_class(gradebook, assignment.id, intake, out, options.merge, events)
+    key = assignment.grader_key(settings)
+    todo = [h for h in intake.handins if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
+    csv_path = out / "grades.csv"
+    graded = [0]
+    try:
+        # What the "users" layer must hide by file permissions (the others hide everything but the OS).
+        private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in inputs)]
+        with Sandbox(replace(Limits(), memory_mb=options.memory_mb), workdir=out, isolation=options.isolation,
+                     protect=private) as sandbox:
+            run_id = gradebook.start_run(assignment.id, options.command, jobs, sandbox.isolation)
+            events.isolation(sandbox.isolation, HIDES[sandbox.isolation], sandbox.cpu_groups, sandbox.protected)
+            _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded)
+            gradebook.finish_run(run_id)
+            isolation = sandbox.isolation
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)     # a second Ctrl-C must not cut grades.csv short
+        gradebook.apply_lateness(assignment.id, rules)
+        gradebook.export_csv(assignment.id, csv_path)
+        gradebook.close()
+        raise GradingInterrupted(graded[0], len(todo), csv_path) from None
+    late = gradebook.apply_lateness(assignment.id, rules)
+    gradebook.export_csv(assignment.id, csv_path)
+    rows = gradebook.grades(assignment.id)
+    others = [a for a in gradebook.assignments() if a != assignment.id]
+    gradebook.close()
+    return GradeRun(assignment.id, rows, len(todo), len(intake.handins) - len(todo), intake.ignored, rules, late,
+                    sum(1 for row in rows if row.late is None), others, csv_path, out / "gradebook.db",
+                    isolation, list(intake.notes))
+
+
+def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded):
+    """Grade `todo` in the pool, recording each result as it comes; `graded[0]` counts them."""
+    cancel = threading.Event()
+    with events.grading(len(todo)):
+        results = grade_all(assignment, expected, todo, sandbox, jobs, settings, cancel=cancel,
+                            started=events.started)
+        try:
+            for handin, result in results:
+                try:
+                    gradebook.record(run_id, handin, result, key)
+                except Exception as error:  # noqa: BLE001 - the row still gets written, saying why
+                    result = grader_error(assignment, handin, error)
+                    gradebook.record(run_id, handin, result, key)
+                graded[0] += 1
+                events.finished(handin, result)
+        finally:
+            cancel.set()
+            results.close()
+
+
+def _check_writable(out):
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".write-test").touch()
+        (out / ".write-test").unlink()
+    except OSError as error:
+        raise IntakeError(f"cannot write to {out}: {error.strerror}") from None
+
+
+def _same_class(gradebook, assignment_id, intake, out, merge, events):
+    """A second class graded into the same --out would merge into the first: refuse unless --merge."""
+    known = gradebook.students(assignment_id)
+    incoming = {h.student for h in intake.handins}
+    if not known:
+        return
+    # Grading one file at a time into one folder is not a second class: both sides must be a class.
+    if not known & incoming and len(known) > 1 and len(incoming) > 1 and not merge:
+        raise IntakeError(
+            f"{out} already holds {assignment_id} grades of another class ({len(known)} student(s), from "
+            f"{', '.join(gradebook.sources(assignment_id))} ...), none of whom is in these hand-ins: "
+            "grade into a new --out, or add --merge to put both classes in one gradebook")
+    new = sorted(incoming - known)
+    if new:
+        events.note(f"{len(new)} student(s) new to {out}: {', '.join(new[:8])}{' ...' if len(new) > 8 else ''}")
+
+
+def command_line(argv):
+    """The command as recorded with a run."""
+    return shlex.join(["autograder", *argv])

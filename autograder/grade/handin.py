@@ -1,0 +1,106 @@
+"""Grade one hand-in: read it, run it in a sandbox, score every case."""
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import baselines, scoring
+from ..engine import runner
+from ..engine.sandbox import shared_sandbox
+from ..intake.cells import SubmissionError, read_cells
+
+# A hand-in's status says why it did not run to a verdict on every case; the
+# first that applies wins.  Cell problems alone (a demo that loops) leave it "graded".
+_STATUS_ORDER = ("memory", "timeout", "crashed")
+
+
+@dataclass
+class SubmissionResult:
+    student: str
+    assignment: str
+    path: str
+    score: float
+    max_score: float
+    status: str                 # graded, or a short reason
+    message: str = ""
+    cases: list = field(default_factory=list)
+    cell_errors: list = field(default_factory=list)
+    seconds: float = 0.0            # wall time in the sandbox
+    student_seconds: float = 0.0    # of which the student's own code ran
+
+
+def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None):
+    """Grade the file at `path` for `student`; never raises for anything the file does."""
+    settings = settings or assignment.settings()
+    path = Path(path)
+    base = dict(student=student, assignment=assignment.id, path=str(path), max_score=assignment.max_score)
+    try:
+        cells = read_cells(path)
+    except SubmissionError as error:
+        return SubmissionResult(score=0.0, status=error.status, message=str(error), **base)
+    kept = [(number, c) for number, c in enumerate(cells, 1) if not set(c.tags) & set(assignment.skip_tags)]
+    sources = [c.source for _, c in kept]
+    sandbox = sandbox or shared_sandbox()
+    outcome = run_cases(assignment, sources, sandbox, slot, settings)
+    yardsticks = baselines.baseline_seconds(assignment, sandbox, slot)
+    results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
+               for case, result in zip(assignment.cases, outcome.calls)]
+    results = _with_reference_times(results, settings.reference_seconds)
+    status, message = _status(results, outcome)
+    return SubmissionResult(score=scoring.total(results), status=status, message=message, cases=results,
+                            cell_errors=cell_errors(kept, outcome.cell_errors), seconds=round(outcome.seconds, 4),
+                            student_seconds=round(outcome.student_seconds, 4), **base)
+
+
+def _with_reference_times(results, reference):
+    """A time-out says how long the reference solution takes, so a student knows how far off they are."""
+    out = []
+    for result, seconds in zip(results, reference or [None] * len(results)):
+        if result.status == "timeout" and seconds is not None and result.message.startswith("no result within"):
+            result = replace(result, message=f"{result.message}; the reference solution takes about "
+                                             f"{_seconds(seconds)}")
+        out.append(result)
+    return out + results[len(out):]
+
+
+def _seconds(value):
+    return f"{value * 1000:.2g} ms" if value < 0.1 else f"{value:.2g} s"
+
+
+def cell_errors(kept, errors, lines=3):
+    """The runner's (index among the cells run, message) pairs as the gradebook keeps them:
+    {"cell": number among the notebook's code cells (1-based), "source": its first lines, "error": message}."""
+    result = []
+    for index, message in errors:
+        number, cell = kept[index]
+        head = cell.source.strip("\n").splitlines()[:lines]
+        result.append({"cell": number, "source": "\n".join(head), "error": message})
+    return result
+
+
+def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, until=None):
+    """Run the code, then every case's call (or those of `cases`); used for grading, build and audit.
+
+    `until`: see runner.run.
+    """
+    settings = settings or assignment.settings()
+    cases = assignment.cases if cases is None else cases
+    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in cases]
+    limit_of = dict(zip((c.name for c in assignment.cases), settings.case_limits))
+    timeouts = [limit_of.get(case.name) or case.timeout or settings.case_timeout or assignment.case_timeout
+                for case in cases]
+    return runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.hand_in_budget, until)
+
+
+def _status(results, outcome):
+    counts = {}
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    notes = []
+    if outcome.cell_errors:
+        notes.append(f"{len(outcome.cell_errors)} notebook cell(s) raised an error or were stopped")
+    for status in _STATUS_ORDER:
+        if counts.get(status):
+            label = {"memory": "ran out of memory", "timeout": "ran out of time",
+                     "crashed": "crashed the Python process"}[status]
+            return status, "; ".join([f"{counts[status]} case(s) {label}", *notes])
+    return "graded", "; ".join(notes)

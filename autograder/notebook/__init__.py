@@ -1,0 +1,1 @@
+"""The student notebook, built from the reference one step (preprocessor) at a time."""

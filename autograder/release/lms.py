@@ -1,0 +1,158 @@
+"""`release --format lms`: feedback files, a zip of them and grade CSVs, for bulk upload.
+
+TARGET gets:
+  feedback/<name>          one self-contained HTML feedback page per student
+  <assignment>-feedback.zip  the same files, for an LMS's bulk feedback upload
+  canvas_grades.csv        Canvas gradebook import (Grades → Import)
+  gradescope_grades.csv    Name,SID,Email,Total Score,Max Points,Status,handed_in_at,late
+  lateness.csv             Student,ID,handed_in_at,late,penalty,late_note: when each hand-in came, and what
+                           lateness cost (Canvas makes a new assignment of any column it does not know,
+                           so canvas_grades.csv keeps to its import columns and lateness goes here)
+  release_manifest.json    one content hash per student: what the last release wrote
+
+File names pair feedback with students the way the LMS does:
+  * a hand-in from a Canvas "Download Submissions" zip keeps Canvas's prefix
+    `lastfirst[_LATE]_userid_submissionid_` (`smithalice_1001_5001_feedback.html`),
+    which is how Canvas matches files in a bulk upload to submissions;
+  * one from a Moodle "Download all submissions" zip goes in a folder named
+    like Moodle's (`Alice Smith_4711_assignsubmission_file_/feedback.html`);
+  * anything else is named by student (`alice_feedback.html`).
+
+canvas_grades.csv has Canvas's import columns `Student,ID,SIS User ID,SIS
+Login ID,Section,<assignment>`: Student is the name we know, ID the Canvas
+user id from the file prefix (empty when the hand-in did not come from
+Canvas: Canvas then asks to match that row by hand), the SIS and Section
+columns are left empty (we do not know them; Canvas matches by ID), and the
+grade column is headed by the Canvas assignment's column (--lms-column, else
+lms_column in course.toml, which `autograder init` reads from a Canvas gradebook
+export), or else the assignment's title (Canvas creates a new assignment for an
+unknown header).
+
+Releasing again writes nothing unless something changed (same bytes, same
+zip: entries have fixed times), and names the students whose feedback or
+grade changed.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.csv_cells import csv_text
+from ..gradebook.store import late_word
+from .names import canvas_prefix, canvas_user_id, moodle_folder
+from ..feedback.write import digest, write_if_changed, zip_bytes
+
+MANIFEST = "release_manifest.json"
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+GRADESCOPE_COLUMNS = ("Name", "SID", "Email", "Total Score", "Max Points", "Status", "handed_in_at", "late")
+LATENESS_COLUMNS = ("Student", "ID", "handed_in_at", "late", "penalty", "late_note")
+
+
+@dataclass
+class Release:
+    changed: list = field(default_factory=list)     # students whose release changed (new ones included)
+    removed: list = field(default_factory=list)     # students released before, no longer in the gradebook
+    unchanged: list = field(default_factory=list)
+    problems: dict = field(default_factory=dict)    # student -> why not released
+    written: list = field(default_factory=list)     # files written (paths)
+
+
+def feedback_file_name(page):
+    source = page.submission.source
+    prefix = canvas_prefix(source)
+    if prefix:
+        return f"{prefix}feedback.html"
+    folder = moodle_folder(source)
+    if folder:
+        return f"{folder}/feedback.html"
+    return f"{page.folder}_feedback.html"
+
+
+def _csv(rows, header):
+    return csv_text(header, rows)      # cells from students never become spreadsheet formulas
+
+
+def _lms_id(submission, lms):
+    """The LMS's own id from the student key (`canvas:111`), or from a Canvas file name."""
+    prefix = f"{lms}:"
+    if submission.student.startswith(prefix):
+        return submission.student[len(prefix):]
+    return canvas_user_id(submission.source) if lms == "canvas" else ""
+
+
+def canvas_csv(pages, column):
+    return _csv([(p.submission.display_name, _lms_id(p.submission, "canvas"), "", "", "",
+                  f"{p.submission.score:g}") for p in pages], (*CANVAS_COLUMNS, column))
+
+
+def gradescope_csv(pages):
+    rows = []
+    for p in pages:
+        s = p.submission
+        sid = _lms_id(s, "gradescope")
+        email = s.email or (sid if "@" in sid else "") or (s.student if "@" in s.student else "")
+        rows.append((s.display_name, "" if "@" in sid else sid, email, f"{s.score:g}", f"{s.max_score:g}",
+                     s.status, s.submitted_at, late_word(s.late)))
+    return _csv(rows, GRADESCOPE_COLUMNS)
+
+
+def lateness_csv(pages):
+    return _csv([(p.submission.display_name, _lms_id(p.submission, "canvas") or p.submission.student,
+                  p.submission.submitted_at, late_word(p.submission.late), f"{p.submission.penalty:g}",
+                  p.submission.late_note) for p in pages], LATENESS_COLUMNS)
+
+
+def release_lms(assignment, pages, target, column=None):
+    target = Path(target)
+    old = _read_manifest(target)
+    files = {feedback_file_name(page): page.html for page in pages.pages}
+    students = {}
+    for page in pages.pages:
+        name = feedback_file_name(page)
+        students[page.student] = {"file": name, "sha256": digest(
+            page.html, f"{page.submission.score:g}/{page.submission.max_score:g}", page.submission.status)}
+    result = Release(problems=dict(pages.withheld))
+    outputs = {f"feedback/{name}": html for name, html in files.items()}
+    outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
+    outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title)
+    outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages)
+    outputs["lateness.csv"] = lateness_csv(pages.pages)
+    outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},
+                                   indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    for name, data in outputs.items():
+        if write_if_changed(target / name, data):
+            result.written.append(target / name)
+    old_students = old.get("students", {}) if old.get("assignment") == assignment.id else {}
+    for student, entry in sorted(students.items()):
+        (result.unchanged if old_students.get(student) == entry else result.changed).append(student)
+    kept = {f"feedback/{name}" for name in files}
+    for student, entry in sorted(old_students.items()):
+        stale = f"feedback/{entry.get('file', '')}"
+        if stale not in kept and (target / stale).is_file() and _inside(target / "feedback", target / stale):
+            (target / stale).unlink()
+            _remove_empty_parents(target / stale, target / "feedback")
+        if student not in students:
+            result.removed.append(student)
+    return result
+
+
+def _read_manifest(target):
+    try:
+        return json.loads((target / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _inside(folder, path):
+    try:
+        path.resolve().relative_to(folder.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _remove_empty_parents(path, stop):
+    parent = path.parent
+    while parent != stop and _inside(stop, parent) and parent.is_dir() and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent

@@ -1,0 +1,104 @@
+"""The package reads left to right: one folder per pipeline stage, imports only pointing back along it.
+
+A newcomer who lists `autograder/` sees the stages; this test keeps the
+promise the README's "How the code is laid out" makes: a stage imports only
+earlier stages (and `core`, and `runtime`), no import forms a cycle, and no
+module lies loose at the top.
+"""
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "autograder"
+# In import order.  grade/ records each result in gradebook/ as it comes, so the store comes first;
+# build/ runs the reference through engine/ and grade/ (expected values, timings) and audit/ (the
+# mutation score it records), so it comes after them, though instructors run it first.
+STAGES = ("runtime", "core", "notebook", "intake", "engine", "gradebook", "grade", "audit", "build", "feedback",
+          "release", "export", "cli")
+TOP_LEVEL = {"__init__.py", "__main__.py", "runtime.py"}
+
+
+def _module_name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts), parts[-1] == "__init__"
+
+
+def _imports(path):
+    """Absolute names of the autograder modules (or names in them) that `path` imports."""
+    module, is_package = _module_name(path)
+    here = module.split(".") if is_package else module.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[:len(here) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.startswith("autograder"):
+                found += [f"{target}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name.startswith("autograder")]
+    return module, found
+
+
+def _stage(name):
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _modules():
+    return sorted(p for p in PACKAGE.rglob("*.py") if "assignments" not in p.parts)
+
+
+def test_no_module_lies_loose_at_the_top():
+    loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in TOP_LEVEL)
+    assert loose == []
+    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name not in ("__pycache__", "assignments"))
+    assert folders == sorted(STAGES[1:])
+
+
+def test_imports_point_only_back_along_the_pipeline():
+    backwards = []
+    for path in _modules():
+        module, imports = _imports(path)
+        stage = _stage(module)
+        if stage not in STAGES:           # autograder/__init__, __main__
+            continue
+        for name in imports:
+            target = _stage(name)
+            if target in STAGES and STAGES.index(target) > STAGES.index(stage):
+                backwards.append(f"{module} imports {name}")
+    assert backwards == []
+
+
+def test_no_import_cycle():
+    graph = {}
+    modules = {_module_name(p)[0] for p in _modules()}
+    for path in _modules():
+        module, imports = _imports(path)
+        edges = set()
+        for name in imports:
+            # `from .x import y`: y is a module of its own, or a name in module x
+            edges.add(name if name in modules else name.rsplit(".", 1)[0])
+        graph[module] = {e for e in edges if e in modules and e != module}
+    # A package's __init__ importing its own modules is how Python packages work, not a cycle.
+    for module in graph:
+        graph[module] = {e for e in graph[module] if not e.startswith(module + ".")}
+    state, cycles = {}, []
+
+    def visit(node, trail):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                cycles.append(" -> ".join(trail[trail.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, trail + [nxt])
+        state[node] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
