@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STUDENT_VENV := .venv-student
 DEMO_OUT := build/demo
 
-.PHONY: install demo test build check examples clean
+.PHONY: install demo quick test build check examples clean
 
 install: $(VENV)/.installed
 
@@ -44,9 +44,19 @@ demo: install
 	@echo "feedback pages: $(DEMO_OUT)/<assignment>/feedback/<student>/feedback.html"
 	@echo "class reports:  $(DEMO_OUT)/<assignment>/report.html"
 
+# The tiers (markers in pyproject.toml).  quick: after each change, under two minutes; it needs
+# no kernel, browser, other grader or second user, so only the test tools.
+QUICK := not kernel and not browser and not peers and not conditions and not slow and not alone
+
+quick: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -n auto -q -m "$(QUICK)"
+
+# Everything: in parallel (tests that change the checkout's file modes share one worker, in
+# order), then the tests that judge time on a quiet machine, one at a time.
 test: $(VENV)/.test-installed $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.installed
 	sh tests/browser/install.sh
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m "not alone"
+	$(BIN)/python -m pytest -m alone
 
 build: install
 	$(BIN)/autograder build

@@ -65,6 +65,7 @@ def tags(cell):
 
 # --- the example class --------------------------------------------------------
 
+@pytest.mark.slow
 def test_example_class_gets_its_expected_scores(assignment, tmp_path):
     out = tmp_path / "grades"
     result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", assignment.id,
@@ -184,6 +185,7 @@ def test_every_demo_cell_reports_its_errors(assignment):
 
 # --- Run all, in a Colab-like kernel ---------------------------------------------
 
+@pytest.mark.kernel
 def test_untouched_student_notebook_runs_to_the_end(assignment, student, colab_like_kernel, monkeypatch, tmp_path):
     notebook = run_all(copy.deepcopy(student), colab_like_kernel, monkeypatch, tmp_path)
     code = code_cells(notebook)
@@ -206,6 +208,7 @@ def test_untouched_student_notebook_runs_to_the_end(assignment, student, colab_l
     assert helpers.metadata["jupyter"]["source_hidden"] and helpers.metadata["cellView"] == "form"
 
 
+@pytest.mark.kernel
 def test_solved_student_notebook_passes_every_public_check(assignment, colab_like_kernel, monkeypatch, tmp_path):
     alice = nbformat.read(examples(assignment) / "submissions" / "alice.ipynb", as_version=4)
     run_all(alice, colab_like_kernel, monkeypatch, tmp_path)

@@ -10,6 +10,8 @@ import pytest
 from conftest import ROOT
 from autograder.core.course import load_course
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checkout-modes")]
+
 
 def _benchmark(name):
     spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")

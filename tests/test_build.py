@@ -1,6 +1,7 @@
 """`autograder build` and `build --check` on a private copy of the course."""
 
 import nbformat
+import pytest
 from click.testing import CliRunner
 
 from autograder.cli.main import main
@@ -16,6 +17,7 @@ def test_committed_generated_files_are_up_to_date(course):
     assert "up to date" in result.output
 
 
+@pytest.mark.slow
 def test_check_fails_after_the_reference_changes_and_passes_after_build(course_copy):
     reference = course_copy / "solutions" / "n-queens" / "n-queens.ipynb"
     notebook = nbformat.read(reference, as_version=4)

@@ -96,6 +96,7 @@ def disagreements(engine, assignment, ours, theirs):
     return problems
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("assignment_id", assignment_ids())
 def test_ours_otter_and_nbgrader_agree(assignment_id, course, tool_venvs, tmp_path):
     paths = example_class(assignment_id)

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, STUDENT_PYTHON, outputs
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-TEST_ONLY = {"pytest", "playwright"}
+TEST_ONLY = {"pytest", "pytest-xdist", "playwright"}
 
 
 def name(pin):
@@ -57,6 +57,7 @@ def test_student_files_name_exactly_the_student_group():
     assert sorted(environment_pins()) == student
 
 
+@pytest.mark.slow
 def test_pip_install_dot_in_a_fresh_venv_brings_only_the_grader(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", tmp_path / "venv"], check=True)
     report = tmp_path / "report.json"
@@ -81,6 +82,7 @@ def student_env():
     return STUDENT_PYTHON.parent, env
 
 
+@pytest.mark.kernel
 def test_the_student_environment_is_requirements_student_txt_and_no_autograder(student_env):
     bin_dir, env = student_env
     pins = requirements_file_pins(ROOT / "requirements-student.txt")
@@ -95,6 +97,7 @@ def test_the_student_environment_is_requirements_student_txt_and_no_autograder(s
     assert lab.stdout.strip() == version(next(p for p in pins if name(p) == "jupyterlab"))
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("which", ["untouched", "solved"])
 def test_every_student_notebook_runs_top_to_bottom_with_the_students_own_jupyter(
         which, student_env, course, tmp_path):

@@ -84,6 +84,7 @@ def test_zip_bundles_the_engine_and_only_this_assignment(zip_path):
     assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
 
 
+@pytest.mark.slow
 def test_every_example_student_gets_our_score_in_results_json(zip_path, nqueens, tmp_path):
     expected = {r["student"]: float(r["score"])
                 for r in csv.DictReader(open(EXAMPLES / "expected_scores.csv", encoding="utf-8"))}
@@ -130,6 +131,7 @@ def test_per_case_results_agree_between_gradebook_and_api(nqueens, tmp_path):
     assert all(c.call is None for c in from_db[0].cases if c.hidden)
 
 
+@pytest.mark.slow
 def test_setup_sh_installs_the_bundled_engine_that_run_autograder_uses(zip_path, tmp_path):
     # What Gradescope does: setup.sh once (here with this machine's Python 3.11 and PyPI),
     # then run_autograder with nothing of ours on PATH.
@@ -166,6 +168,7 @@ def is_solved(pos):
 """
 
 
+@pytest.mark.conditions
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("capsh"), reason="needs root and capsh")
 @pytest.mark.parametrize("isolation", ["auto", "users", "none"])
 def test_a_cheater_gets_nothing_as_root_without_cap_sys_admin(zip_path, tmp_path, isolation):

@@ -7,11 +7,11 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from autograder.export import engines, handins, tools
+from autograder.export import handins, tools
 from autograder.export import nbgrader as nbgrader_export
 from autograder.cli.export import export
 from autograder.notebook.preprocessors.stub_solutions import stub_source
-from conftest import ROOT
+from conftest import ROOT, engines
 
 EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"
 
@@ -34,6 +34,7 @@ def nbgrader_meta(cell):
     return cell.metadata.get("nbgrader", {})
 
 
+@pytest.mark.peers
 def test_source_notebook_has_grade_and_solution_cells(generated, nqueens):
     out, *_ = generated
     source = nbformat.read(out / "source" / "n-queens" / nqueens.notebook, as_version=4)
@@ -49,6 +50,7 @@ def test_source_notebook_has_grade_and_solution_cells(generated, nqueens):
     assert sorted(mapping.values()) == sorted(c.name for c in nqueens.cases)
 
 
+@pytest.mark.peers
 def test_config_sets_our_stub_and_the_hidden_test_delimiters(generated):
     out, *_ = generated
     config = (out / "nbgrader_config.py").read_text()
@@ -57,6 +59,7 @@ def test_config_sets_our_stub_and_the_hidden_test_delimiters(generated):
     assert "begin_stub_delimeter" not in config   # no such nbgrader option
 
 
+@pytest.mark.peers
 def test_generate_assignment_gives_our_student_notebook_stubs(generated, nqueens):
     _, _, _, release = generated
     stub = stub_source("### BEGIN SOLUTION\n### END SOLUTION")
@@ -72,6 +75,7 @@ def test_generate_assignment_gives_our_student_notebook_stubs(generated, nqueens
     assert ours == theirs
 
 
+@pytest.mark.peers
 def test_autograde_scores_hand_ins_as_expected(generated, course, nqueens, tmp_path):
     paths = [EXAMPLES / f"{s}.ipynb" for s in ("alice", "frank", "grace", "judy")] + [EXAMPLES / "walter.py"]
     verdicts = engines.grade_nbgrader(course, nqueens, paths, tmp_path / "course")
@@ -80,6 +84,7 @@ def test_autograde_scores_hand_ins_as_expected(generated, course, nqueens, tmp_p
     assert scores == pytest.approx({"alice": 5, "frank": 2.95, "grace": 5, "judy": 0, "walter": 5})
 
 
+@pytest.mark.peers
 def test_a_hand_in_becomes_the_release_with_the_students_cells(generated, nqueens):
     _, _, _, release = generated
     handin = handins.read_handin(EXAMPLES / "peggy.ipynb")
@@ -95,6 +100,7 @@ def test_a_hand_in_becomes_the_release_with_the_students_cells(generated, nqueen
             assert cell.source == solved[cell.id]
 
 
+@pytest.mark.peers
 def test_a_py_hand_in_is_matched_by_the_names_it_defines(generated):
     _, _, _, release = generated
     submission = nbgrader_export.as_submission(release, handins.read_handin(EXAMPLES / "walter.py"))
@@ -102,6 +108,7 @@ def test_a_py_hand_in_is_matched_by_the_names_it_defines(generated):
     assert solutions and all("NotImplementedError" not in c.source for c in solutions)
 
 
+@pytest.mark.peers
 def test_nbgrader_validates_the_source_notebook(generated):
     out, nbgrader, env, _ = generated
     done = subprocess.run([nbgrader, "validate", str(out / "source" / "n-queens" / "n-queens.ipynb")],

@@ -9,11 +9,11 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from autograder.export import checks, engines, handins, tools
+from autograder.export import checks, handins, tools
 from autograder.export import otter as otter_export
 from autograder.cli.export import export
 from autograder.grade.handin import grade
-from conftest import ROOT
+from conftest import ROOT, engines
 
 EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"
 
@@ -42,6 +42,7 @@ def load_test(path):
     return scope["test"]
 
 
+@pytest.mark.peers
 def test_one_ok_test_file_per_function_with_points_and_hidden_per_case(exported, nqueens):
     for function in nqueens.functions():
         spec = load_test(exported / "autograder" / "tests" / f"{function}.py")
@@ -54,6 +55,7 @@ def test_one_ok_test_file_per_function_with_points_and_hidden_per_case(exported,
     assert total == pytest.approx(nqueens.max_score)
 
 
+@pytest.mark.peers
 def test_student_tests_hold_only_public_cases(exported, nqueens):
     student_tests = sorted((exported / "student" / "tests").glob("*.py"))
     assert student_tests
@@ -64,6 +66,7 @@ def test_student_tests_hold_only_public_cases(exported, nqueens):
         assert case.call.text not in text
 
 
+@pytest.mark.peers
 def test_student_notebook_uses_grader_check(exported, nqueens):
     notebook = nbformat.read(exported / "student" / nqueens.notebook, as_version=4)
     sources = [c.source for c in notebook.cells if c.cell_type == "code"]
@@ -79,6 +82,7 @@ def test_student_notebook_uses_grader_check(exported, nqueens):
         assert case.call.text not in sources[0]
 
 
+@pytest.mark.peers
 def test_zip_is_what_otter_generate_makes(exported, nqueens):
     with zipfile.ZipFile(exported / "autograder" / "autograder.zip") as archive:
         names = set(archive.namelist())
@@ -89,6 +93,7 @@ def test_zip_is_what_otter_generate_makes(exported, nqueens):
     assert config["autograder_dir"] == "/autograder" and config["show_hidden"] is True
 
 
+@pytest.mark.peers
 def test_public_checks_work_in_a_colab_like_folder(exported, nqueens, tmp_path, otter_command):
     # Colab: only the notebook, no tests folder.  The setup cell writes the public tests and the
     # check module (otter is already installed there, so nothing is downloaded); grader.check runs.
@@ -137,6 +142,7 @@ def grade_in_gradescope_layout(exported_zip, root, handin):
     return json.loads((root / "results" / "results.json").read_text())
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("student", ["carol", "frank", "niaj"])
 def test_run_autograder_in_a_gradescope_layout_scores_as_ours(student, nqueens, nqueens_expected, course,
                                                                tmp_path, otter_command):
@@ -152,6 +158,7 @@ def test_run_autograder_in_a_gradescope_layout_scores_as_ours(student, nqueens, 
     assert all(t["visibility"] in ("visible", "after_published", "hidden") for t in results["tests"])
 
 
+@pytest.mark.peers
 def test_otter_api_and_otter_run_agree(course, nqueens, tmp_path, otter_command):
     paths = [EXAMPLES / "dave.ipynb", EXAMPLES / "olivia.ipynb"]
     by_run = engines.grade_otter(course, nqueens, paths, tmp_path / "run", via="run")

@@ -176,6 +176,7 @@ def test_feedback_twice_writes_nothing_new(example):
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
 
 
+@pytest.mark.browser
 def test_feedback_page_reads_well_on_a_phone(example):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with browser_page(PHONE, device_scale_factor=2) as browser:

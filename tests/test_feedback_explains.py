@@ -223,6 +223,7 @@ def test_an_old_gradebook_without_cell_errors_still_opens(tmp_path):
     assert "cell_errors" in tables
 
 
+@pytest.mark.browser
 def test_explained_pages_in_a_browser(graded):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with browser_page(PHONE, device_scale_factor=2) as browser:

@@ -33,6 +33,7 @@ def kernel_results(path, calls, tmp_path):
     return json.loads(text.strip().splitlines()[-1])
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("student", STUDENTS)
 def test_same_values_and_errors_as_a_jupyter_kernel(student, nqueens, nqueens_expected, tmp_path):
     path = SUBMISSIONS / f"{student}.ipynb"

@@ -17,6 +17,8 @@ from autograder.cli.main import main
 from autograder.engine.sandbox import shared_sandbox
 from conftest import ROOT
 
+pytestmark = [pytest.mark.slow]
+
 CORPUS = ROOT / "tests" / "hostile" / "n-queens"
 
 
@@ -195,6 +197,7 @@ def test_a_grader_failure_on_one_hand_in_is_that_hand_ins_row(mixed_class, tmp_p
 
 HOG = """
 import os
+
 for _ in range(40):
     if os.fork() == 0:
         os.setsid()

@@ -4,6 +4,7 @@ link, the rubric and the release CSV follow it, and `build --check` is clean aft
 import csv
 import shutil
 import subprocess
+import sys
 import tomllib
 
 import pytest
@@ -20,7 +21,7 @@ from autograder.core.lms_columns import LmsColumnsError, best_column, canvas_ass
 from browser.classes import fake_gradebook, run
 from conftest import ROOT, without_colab_badge
 
-AUTOGRADER = ROOT / ".venv" / "bin" / "autograder"
+AUTOGRADER = [sys.executable, "-m", "autograder"]   # the grader of the interpreter running the tests
 NEW_REPOSITORY = "https://github.com/prof-ada/queens-2027"
 NEW_COLAB = "https://colab.research.google.com/github/prof-ada/queens-2027/blob/fall-2027/"
 OLD = "ContextLab/n-queens-course"
@@ -49,7 +50,7 @@ def adopted(tmp_path_factory):
     root = tracked_copy(tmp_path_factory.mktemp("fork") / "queens-2027")
     export = root.parent / "gradebook-export.csv"
     export.write_text(CANVAS_EXPORT, encoding="utf-8")
-    command = [AUTOGRADER, "--course", root, "init", "--yes",
+    command = [*AUTOGRADER, "--course", root, "init", "--yes",
                "--name", "Search and the n-queens puzzle, fall 2027",
                "--repository", "git@github.com:prof-ada/queens-2027.git", "--branch", "fall-2027",
                "--lms", "canvas", "--canvas-gradebook", export,
@@ -95,7 +96,7 @@ def test_every_generated_file_points_at_the_new_repository(adopted):
         assert without_colab_badge(judy) == without_colab_badge(assignment.student_path)
     for path in [*(root / "assignments").rglob("*"), root / "course.toml"]:
         assert not path.is_file() or OLD not in path.read_text(), path
-    build = subprocess.run([AUTOGRADER, "--course", root, "build", "--check"], capture_output=True, text=True)
+    build = subprocess.run([*AUTOGRADER, "--course", root, "build", "--check"], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     assert "all generated files are up to date" in build.stdout and "example repository" not in build.stderr
 

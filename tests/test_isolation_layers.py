@@ -33,6 +33,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checkout-modes")]
+
 CORPUS = ROOT / "tests" / "hostile" / "n-queens"
 AUTOGRADER = [sys.executable, "-m", "autograder"]
 TEST_USER = os.environ.get("AUTOGRADER_TEST_USER")
@@ -128,6 +130,7 @@ def _rows(path):
         return {row["student"]: row for row in csv.DictReader(handle)}
 
 
+@pytest.mark.conditions
 @pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
 def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, layer, expect_layer):
     _skip_unless_possible(condition)
@@ -158,6 +161,7 @@ def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, la
     assert sandbox_processes(str(out)) == [], "a hand-in's process outlived its grading"
 
 
+@pytest.mark.conditions
 def test_users_layer_without_landlock_hides_what_the_grader_keeps(tmp_path, restore_modes):
     """File permissions alone (a kernel without Landlock): a hand-in that knows every path finds none readable.
 
@@ -224,6 +228,7 @@ LOOPER = """{"cells": [{"cell_type": "code", "execution_count": null, "id": "a",
 @pytest.mark.parametrize("condition, layer", [("root", "auto"), ("root", "users"), ("root", "landlock"),
                                               ("ordinary-user", "auto"), ("ordinary-user", "landlock"),
                                               ("no-cap-sys-admin", "auto"), ("sigint-ignored", "auto")])
+@pytest.mark.conditions
 def test_kill_9_of_the_grader_takes_every_hand_in_with_it(tmp_path, restore_modes, condition, layer):
     _skip_unless_possible(condition)
     handins = _owned_folder(tmp_path, condition, "handins")

@@ -136,6 +136,7 @@ def busy_machine():
         hog.wait()
 
 
+@pytest.mark.slow
 def test_slow_but_correct_students_keep_full_marks_and_a_looper_stops_at_its_limit(tmp_path, busy_machine,
                                                                                     nqueens):
     solved = nbformat.read(EXAMPLES / "alice.ipynb", as_version=4)

@@ -5,11 +5,13 @@ tests/test_assignment_classes.py.)
 """
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 from conftest import outputs
 
 
+@pytest.mark.kernel
 def test_reference_notebooks_run_in_the_course_environment(course, tmp_path):
     from autograder.core.assignment import load_assignment
 

@@ -91,6 +91,7 @@ def test_hidden_failures_keep_their_messages_out(tmp_path):
     assert "ValueError (message not shown: hidden case)" in report and "[3, 1, 4, 2, 0]" not in report
 
 
+@pytest.mark.browser
 def test_report_renders_in_a_browser(example):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with browser_page(DESKTOP) as browser:
@@ -175,6 +176,7 @@ def test_one_row_per_student_who_wrote_nothing_and_late_hand_ins(tmp_path):
     assert '<span class="late-tag">late</span>' in report
 
 
+@pytest.mark.browser
 def test_the_report_sorts_and_groups_in_a_browser(example):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with browser_page(DESKTOP) as browser:

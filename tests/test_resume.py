@@ -5,18 +5,23 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
+
+import pytest
 
 from conftest import ROOT
 
-AUTOGRADER = ROOT / ".venv" / "bin" / "autograder"
+pytestmark = [pytest.mark.slow]
+
+AUTOGRADER = [sys.executable, "-m", "autograder"]   # the grader of the interpreter running the tests
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 # peggy's notebook has a cell that loops until its 10 s limit: a kill lands during it.
 CLASS = ("alice", "bob", "carol", "peggy", "niaj", "judy")
 
 
 def grade(out, handins):
-    return subprocess.run([str(AUTOGRADER), "--course", str(ROOT), "grade", "--assignment", "n-queens",
+    return subprocess.run([*AUTOGRADER, "--course", str(ROOT), "grade", "--assignment", "n-queens",
                            "--jobs", "1", "--out", str(out), str(handins)],
                           capture_output=True, text=True, timeout=300)
 
@@ -51,7 +56,7 @@ def test_a_killed_run_resumes_to_the_same_grades(tmp_path):
     assert clean.returncode == 0, clean.stderr
 
     out = tmp_path / "killed"
-    process = subprocess.Popen([str(AUTOGRADER), "--course", str(ROOT), "grade", "--assignment", "n-queens",
+    process = subprocess.Popen([*AUTOGRADER, "--course", str(ROOT), "grade", "--assignment", "n-queens",
                                 "--jobs", "1", "--out", str(out), str(handins)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120

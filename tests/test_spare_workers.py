@@ -16,6 +16,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = [pytest.mark.xdist_group("checkout-modes")]
+
 # Run in a process of its own, so that it can be started without CAP_SYS_ADMIN too.
 SCRIPT = r"""
 import json, os, sys, time
@@ -33,6 +35,7 @@ def born(pid):  # clock ticks after boot
 
 KILL_EVERYTHING = '''
 import os, signal
+
 for entry in os.listdir("/proc"):
     if entry.isdigit() and int(entry) != os.getpid():
         try:
@@ -70,6 +73,7 @@ def run(layer, drop_cap_sys_admin=False):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.conditions
 @pytest.mark.parametrize("drop_cap_sys_admin", [False, True], ids=["root", "no-cap-sys-admin"])
 def test_a_spare_outlives_a_hand_in_that_kills_all_it_can_and_serves_the_next(drop_cap_sys_admin):
     if os.geteuid() != 0 or not shutil.which("setpriv"):
@@ -80,6 +84,7 @@ def test_a_spare_outlives_a_hand_in_that_kills_all_it_can_and_serves_the_next(dr
     assert result["second_born_before_the_attack"] and result["second_works"]
 
 
+@pytest.mark.conditions
 def test_no_worker_exists_before_its_hand_in_where_a_hand_in_could_signal_it():
     if os.geteuid() != 0:
         pytest.skip("the users layer needs root")
