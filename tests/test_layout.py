@@ -102,3 +102,13 @@ def test_no_import_cycle():
         if module not in state:
             visit(module, [module])
     assert cycles == []
+
+
+def test_every_cli_function_is_short():
+    """A verb parses, calls one function and prints: anything longer belongs in its stage."""
+    long = []
+    for path in sorted((PACKAGE / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 40:
+                long.append(f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
+    assert long == []

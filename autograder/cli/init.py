@@ -166,8 +166,26 @@ def _canvas_columns(answers, lms, export):
 
 def _assignment_settings(answers, table, assignment, given, lms, columns, points):
     """Deadline, late policy and grade column of one assignment, into its course.toml table."""
-    where = f"[assignment.{assignment.id}]"
     answers.say(f"{assignment.id}: {assignment.title}")
+    _lateness_settings(answers, table, assignment, given, points)
+    column = given["--lms-column"]
+    if column is None and columns:
+        column = _column_from_export(answers, table, assignment, columns)
+    elif column is None and answers.ask and lms in ("canvas", "moodle", "gradescope"):
+        column = click.prompt("  grade column in the LMS (empty for the assignment's title)",
+                              default=table.get("lms_column", ""), show_default=bool(table.get("lms_column")))
+    if column is not None:
+        if column.strip():
+            table["lms_column"] = column.strip()
+        else:
+            table.pop("lms_column", None)
+    if lms == "canvas" and "lms_column" in table and not ASSIGNMENT_COLUMN.match(table["lms_column"]):
+        click.echo(f"warning: {assignment.id}: Canvas heads grade columns `Name (id)`; importing a column "
+                   f"named {table['lms_column']!r} makes a new assignment", err=True)
+
+
+def _lateness_settings(answers, table, assignment, given, points):
+    where = f"[assignment.{assignment.id}]"
     deadline = answers(given["--deadline"], "  deadline (ISO 8601; none for no deadline)",
                        table.get("deadline", "none"), _deadline)
     if deadline is None:
@@ -182,31 +200,20 @@ def _assignment_settings(answers, table, assignment, given, lms, columns, points
         for key in ("late_policy", "late_penalty", "late_cap"):
             table.pop(key, None)
         table.update(late)
-    column = given["--lms-column"]
-    if column is None and columns:
-        known = table.get("lms_column")
-        guess = known if known in columns else best_column(assignment.id, assignment.title, columns)
-        if answers.ask:
-            number = click.prompt("  grade column (number from the list; 0 for none)",
-                                  default=columns.index(guess) + 1 if guess else 0,
-                                  type=click.IntRange(0, len(columns)))
-            column = columns[number - 1] if number else ""
-        elif guess:
-            column = guess
-        else:
-            click.echo(f"warning: {assignment.id}: no column of the gradebook export is clearly this "
-                       f"assignment; name it with --lms-column {assignment.id}='<column>'", err=True)
-    elif column is None and answers.ask and lms in ("canvas", "moodle", "gradescope"):
-        column = click.prompt("  grade column in the LMS (empty for the assignment's title)",
-                              default=table.get("lms_column", ""), show_default=bool(table.get("lms_column")))
-    if column is not None:
-        if column.strip():
-            table["lms_column"] = column.strip()
-        else:
-            table.pop("lms_column", None)
-    if lms == "canvas" and "lms_column" in table and not ASSIGNMENT_COLUMN.match(table["lms_column"]):
-        click.echo(f"warning: {assignment.id}: Canvas heads grade columns `Name (id)`; importing a column "
-                   f"named {table['lms_column']!r} makes a new assignment", err=True)
+
+
+def _column_from_export(answers, table, assignment, columns):
+    """The grade column picked from a Canvas export's columns: asked, else the best guess, else None."""
+    known = table.get("lms_column")
+    guess = known if known in columns else best_column(assignment.id, assignment.title, columns)
+    if answers.ask:
+        number = click.prompt("  grade column (number from the list; 0 for none)",
+                              default=columns.index(guess) + 1 if guess else 0, type=click.IntRange(0, len(columns)))
+        return columns[number - 1] if number else ""
+    if not guess:
+        click.echo(f"warning: {assignment.id}: no column of the gradebook export is clearly this "
+                   f"assignment; name it with --lms-column {assignment.id}='<column>'", err=True)
+    return guess
 
 
 LIMIT_PROMPTS = {"case_timeout": "Default time limit per case, seconds",
