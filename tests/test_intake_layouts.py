@@ -5,6 +5,7 @@ command, and checked in grades.csv (and the gradebook where it matters).
 """
 
 import csv
+import json
 import os
 import resource
 import shutil
@@ -60,7 +61,7 @@ def test_canvas_students_with_the_same_name_keep_their_own_rows(tmp_path):
     rows, _ = grade(tmp_path / "out", archive)
     assert {k: (r["name"], r["score"]) for k, r in rows.items()} == {
         "canvas:111": ("smithjohn", "5"), "canvas:222": ("smithjohn", "1.45")}
-    assert rows["canvas:111"]["handed_in_at"] == "2026-03-01T10:00:00"      # the zip's time, not unpacking's
+    assert rows["canvas:111"]["handed_in_at"] == ""      # a zip entry's time is the download's, never a hand-in time
 
 
 def test_moodle_participants_with_the_same_name_keep_their_own_rows(tmp_path):
@@ -302,10 +303,14 @@ def test_late_hand_ins_without_a_deadline_keep_canvas_s_mark(tmp_path):
 
 
 def test_late_hand_ins_with_a_deadline_and_a_per_day_penalty(tmp_path):
+    # Canvas's zip says who was late (_LATE_) but not when anyone handed in: a times file says when.
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\ncanvas:1001,2026-03-01T12:00:00+00:00\n"
+                     "canvas:1002,2026-03-03T01:00:00+00:00\n")
     out = tmp_path / "out"
     rows, output = grade(out, late_canvas_zip(tmp_path / "submissions.zip"),
                          extra=("--deadline", "2026-03-01T23:59:00+00:00", "--late-policy", "per-day",
-                                "--late-penalty", "0.5"))
+                                "--late-penalty", "0.5", "--times", str(times)))
     assert (rows["canvas:1001"]["late"], rows["canvas:1001"]["score"]) == ("no", "5")
     late = rows["canvas:1002"]
     assert (late["late"], late["score"], late["penalty"]) == ("yes", "4", "1")   # 2 started days x 0.5
@@ -314,8 +319,8 @@ def test_late_hand_ins_with_a_deadline_and_a_per_day_penalty(tmp_path):
                                         "--to", str(tmp_path / "lms")])
     assert release.exit_code == 0, release.output
     lateness = (tmp_path / "lms" / "lateness.csv").read_text()
-    assert "kingcarol,1002,2026-03-03T01:00:00,yes,1," in lateness
-    assert ",4,5,graded,2026-03-03T01:00:00,yes" in (tmp_path / "lms" / "gradescope_grades.csv").read_text()
+    assert "kingcarol,1002,2026-03-03T01:00:00+00:00,yes,1," in lateness
+    assert ",4,5,graded,2026-03-03T01:00:00+00:00,yes" in (tmp_path / "lms" / "gradescope_grades.csv").read_text()
     feedback = CliRunner().invoke(main, ["--course", str(ROOT), "feedback", "--out", str(out)])
     assert feedback.exit_code == 0, feedback.output
     page = next((out / "feedback").glob("canvas_1002*/feedback.md")).read_text()
@@ -323,6 +328,44 @@ def test_late_hand_ins_with_a_deadline_and_a_per_day_penalty(tmp_path):
     report = CliRunner().invoke(main, ["--course", str(ROOT), "report", "--out", str(out)])
     assert report.exit_code == 0, report.output
     assert "2 started day(s)" in (out / "report.html").read_text()
+
+
+def test_canvas_s_late_mark_without_a_time_costs_one_started_day_never_the_zip_s_time(tmp_path):
+    """Canvas writes every zip entry with the download's time: lateness is never judged from it."""
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:      # downloaded 3.4 days after the deadline
+        add(bundle, ALICE, "smithalice_1001_5001_n-queens.ipynb", (2026, 3, 5, 10, 0, 0))
+        add(bundle, ALICE, "kingcarol_LATE_1002_5002_n-queens.ipynb", (2026, 3, 5, 10, 0, 0))
+    rows, _ = grade(tmp_path / "out", archive, extra=("--deadline", "2026-03-01T23:59:00+00:00", "--late-policy",
+                                                      "per-day", "--late-penalty", "0.5"))
+    assert (rows["canvas:1001"]["late"], rows["canvas:1001"]["score"], rows["canvas:1001"]["handed_in_at"]) == \
+        ("no", "5", "")
+    assert "after the deadline" not in rows["canvas:1001"]["late_note"]
+    late = rows["canvas:1002"]
+    assert (late["late"], late["score"], late["penalty"]) == ("yes", "4.5", "0.5")
+    assert "counted as 1 day" in late["late_note"]
+
+
+def test_a_moodle_worksheet_gives_the_times_and_the_zip_never_does(tmp_path):
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:      # every entry with the download's time
+        add(bundle, ALICE, "Jane Doe_501_assignsubmission_file_/n-queens.ipynb", (2026, 3, 5, 10, 0, 0))
+        add(bundle, ALICE, "Raj Patel_504_assignsubmission_file_/n-queens.ipynb", (2026, 3, 5, 10, 0, 0))
+        add(bundle, ALICE, "Ann Lee_503_assignsubmission_file_/n-queens.ipynb", (2026, 3, 5, 10, 0, 0))
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+        "Last modified (submission),Last modified (grade),Feedback comments\n"
+        "Participant 501,Jane Doe,jane@example.edu,Submitted for grading,,5.00,Yes,"
+        "\"Sunday, 1 March 2026, 11:00 PM\",-,\n"
+        "Participant 504,Raj Patel,raj@example.edu,Submitted for grading,,5.00,Yes,"
+        "\"Monday, 2 March 2026, 9:30 AM\",-,\n", encoding="utf-8")
+    rows, output = grade(tmp_path / "out", archive, extra=("--deadline", "2026-03-01T23:59:00+00:00",
+                                                           "--times", str(worksheet)))
+    assert (rows["moodle:501"]["late"], rows["moodle:501"]["handed_in_at"]) == ("no", "2026-03-01T23:00:00")
+    assert rows["moodle:504"]["late"] == "yes" and "late by 9.5 h" in rows["moodle:504"]["late_note"]
+    assert (rows["moodle:503"]["late"], rows["moodle:503"]["handed_in_at"]) == ("", "")   # no time: not judged
+    assert "names no time for 1 hand-in(s): Ann Lee" in output
 
 
 def test_a_course_toml_deadline_and_cap_apply_to_classroom_commit_times(course_copy, tmp_path):
@@ -336,11 +379,13 @@ def test_a_course_toml_deadline_and_cap_apply_to_classroom_commit_times(course_c
     assert "late by 1 min" in rows["late"]["late_note"] and "cap" in output
 
 
-def test_a_deadline_without_its_offset_is_a_one_line_error(tmp_path):
+def test_a_deadline_flag_is_read_as_init_reads_it_and_a_bad_one_blames_the_flag(tmp_path):
     shutil.copy(ALICE, tmp_path / "alice.ipynb")
-    result = run(tmp_path / "out", tmp_path / "alice.ipynb", extra=("--deadline", "2026-03-01T23:59"))
-    assert result.exit_code == 1 and "needs its UTC offset" in result.output
-    assert result.output.count("\n") == 1
+    result = run(tmp_path / "out", tmp_path / "alice.ipynb", extra=("--deadline", "Sept 20"))
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "--deadline" in result.output and "course.toml" not in result.output
+    rows, output = grade(tmp_path / "out2", tmp_path / "alice.ipynb", extra=("--deadline", "2027-09-20"))
+    assert "deadline 2027-09-20T23:59:00" in output          # a date alone: 23:59 there, as `init` takes it
 
 
 # --- Classroom release of a repository with no notebook ---------------------------------------------
@@ -407,3 +452,136 @@ def test_a_refused_zip_entry_keeps_its_moodle_student(tmp_path):
         add(bundle, b"{}", "Raj Patel_504_assignsubmission_file_/../../n-queens.ipynb")
     rows, _ = grade(tmp_path / "out", archive)
     assert (rows["moodle:504"]["name"], rows["moodle:504"]["status"]) == ("Raj Patel", "unsafe-path")
+
+
+# --- real LMS downloads, as each vendor writes them (the fidelity issue) ------------------------------------
+
+
+def test_canvas_names_keep_underscores_anonymous_ids_and_text_or_url_entries(tmp_path):
+    """content_zipper.rb: <name>[_LATE]_<user id>_<attachment id>_<file>, [LATE_]anon_<id>_... under anonymous
+    grading, and <name>_<user id>_text.html / _link.html for text-entry and URL submissions."""
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "team_a_1007_50007_n-queens.ipynb")
+        add(bundle, ALICE, "anon_xk2Pq_50008_n-queens.ipynb")
+        add(bundle, ALICE, "LATE_anon_b7Rt9_50009_n-queens.ipynb")
+        add(bundle, b"<p>my answer</p>", "smithbob_1009_text.html")
+        add(bundle, b"<a href='x'>x</a>", "jonescat_LATE_1010_link.html")
+    rows, _ = grade(tmp_path / "out", archive)
+    assert (rows["canvas:1007"]["name"], rows["canvas:1007"]["score"]) == ("team_a", "5")
+    assert (rows["canvas:anon_xk2Pq"]["late"], rows["canvas:anon_b7Rt9"]["late"]) == ("no", "yes")
+    assert rows["canvas:anon_b7Rt9"]["score"] == "5"
+    for key, kind in (("canvas:1009", "online text entry"), ("canvas:1010", "website URL")):
+        assert rows[key]["status"] == "no-notebook" and kind in rows[key]["message"]
+    assert rows["canvas:1010"]["late"] == "yes"
+
+
+def test_a_helper_file_beside_the_notebook_is_its_companion_not_the_hand_in(tmp_path):
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "itoben_701_7001_n-queens.ipynb")
+        add(bundle, b"def helper():\n    return 1\n", "itoben_701_7001_utils.py")
+    moodle = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(moodle, "w") as bundle:
+        add(bundle, ALICE, "Jane Doe_501_assignsubmission_file_/n-queens.ipynb")
+        add(bundle, b"x = 1\n", "Jane Doe_501_assignsubmission_file_/scratch.py")
+    rows, output = grade(tmp_path / "out", archive, moodle)
+    assert (rows["canvas:701"]["score"], rows["canvas:701"]["handins"]) == ("5", "1")
+    assert rows["canvas:701"]["source"].endswith("n-queens.ipynb")
+    assert (rows["moodle:501"]["score"], rows["moodle:501"]["handins"]) == ("5", "1")
+    assert "graded 2 hand-in(s)" in output and "utils" not in output.split("Grades")[0]
+    from autograder.intake import IntakeOptions, collect
+    intake = collect([archive], tmp_path / "unpacked", IntakeOptions("n-queens", "n-queens.ipynb"))
+    (handin,) = intake.handins
+    assert [name for name, _ in handin.companions] == ["utils.py"]     # Canvas's prefix taken off
+
+
+def test_a_databricks_source_file_is_split_at_its_command_lines(tmp_path):
+    cells = [c for c in json.loads(ALICE.read_text())["cells"] if c["cell_type"] == "code"]
+    chunks = ["# Databricks notebook source"]
+    chunks.append("# MAGIC %md\n# MAGIC # The n-queens puzzle")
+    chunks += ["".join(c["source"]) for c in cells]
+    chunks.append("# MAGIC %sh\n# MAGIC ls /dbfs")
+    (tmp_path / "dana.py").write_text("\n\n# COMMAND ----------\n\n".join(chunks) + "\n")
+    rows, _ = grade(tmp_path / "out", tmp_path / "dana.py")
+    assert (rows["dana"]["score"], rows["dana"]["status"]) == ("5", "graded")
+
+
+def test_a_notebook_for_another_language_says_so(tmp_path):
+    notebook = json.loads(ALICE.read_text())
+    notebook["metadata"] = {"kernelspec": {"display_name": "R", "language": "R", "name": "ir"},
+                            "language_info": {"name": "R"}}
+    (tmp_path / "rita.ipynb").write_text(json.dumps(notebook))
+    rows, _ = grade(tmp_path / "out", tmp_path / "rita.ipynb")
+    assert (rows["rita"]["status"], rows["rita"]["score"]) == ("wrong-language", "0")
+    assert "for R" in rows["rita"]["message"]
+
+
+def test_the_folder_where_gh_classroom_clone_ran_and_a_slug_unlike_the_assignment(tmp_path):
+    """`gh classroom clone student-repos` writes <slug>-submissions/<slug>-<user>/."""
+    where = tmp_path / "course-work"
+    submissions = where / "n-queens-submissions"
+    clone(submissions, "alice", ALICE)
+    clone(submissions, "bob", BOB)
+    puzzle = where / "n-queens-puzzle-submissions"
+    repo = puzzle / "n-queens-puzzle-dave"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    shutil.copy(ALICE, repo / "n-queens.ipynb")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "hand in")
+    rows, output = grade(tmp_path / "out", where)
+    assert {k: r["score"] for k, r in rows.items()} == {"alice": "5", "bob": "1.45", "dave": "5"}
+    assert "n-queens-puzzle-<user>" in output
+
+
+def test_one_zip_per_student_is_keyed_by_the_zip_s_own_name(tmp_path):
+    folder = tmp_path / "zips"
+    folder.mkdir()
+    for student, notebook in (("alice", ALICE), ("bob", BOB)):
+        with zipfile.ZipFile(folder / f"{student}.zip", "w") as bundle:     # as otter's grader.export() makes
+            add(bundle, notebook, "n-queens.ipynb")
+            add(bundle, b"", ".OTTER_LOG")
+    rows, _ = grade(tmp_path / "out", folder)
+    assert {k: r["score"] for k, r in rows.items()} == {"alice": "5", "bob": "1.45"}
+
+
+def test_an_output_folder_inside_the_graded_folder_is_never_read(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(ALICE, folder / "alice.ipynb")
+    shutil.copy(BOB, folder / "bob.ipynb")
+    grade(folder / "grades", folder)
+    rows, output = grade(folder / "grades", folder)       # again: grades/ now holds a gradebook and handins/
+    assert sorted(rows) == ["alice", "bob"]
+    assert {r["handins"] for r in rows.values()} == {"1"}
+    assert "is the output folder" in output
+
+
+def test_the_wrong_assignment_for_the_whole_class_is_said_once_with_the_right_id(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for student in ("erin", "fay"):
+        shutil.copy(OTHER_ASSIGNMENT, folder / f"{student}.ipynb")
+    rows, output = grade(tmp_path / "out", folder)
+    assert {r["status"] for r in rows.values()} == {"wrong-assignment"}
+    assert "did you mean --assignment uninformed-search?" in output
+
+
+def test_notes_for_two_downloads_given_by_name_and_a_lone_assignment_named_file(tmp_path):
+    shutil.copy(BOB, tmp_path / "carol.ipynb")
+    shutil.copy(ALICE, tmp_path / "carol (1).ipynb")
+    os.utime(tmp_path / "carol.ipynb", (1_700_000_000, 1_700_000_000))
+    os.utime(tmp_path / "carol (1).ipynb", (1_700_100_000, 1_700_100_000))
+    rows, output = grade(tmp_path / "out", tmp_path / "carol.ipynb", tmp_path / "carol (1).ipynb")
+    assert (rows["carol"]["score"], rows["carol"]["handins"]) == ("5", "2")
+    assert "taken as downloads of one hand-in by 'carol'" in output
+    shutil.copy(ALICE, tmp_path / "n-queens.ipynb")
+    _, output = grade(tmp_path / "out2", tmp_path / "n-queens.ipynb")
+    assert "n-queens.ipynb is named after the assignment, not a student" in output
+
+
+def test_a_mistyped_path_leaves_no_output_folder_behind(tmp_path):
+    result = run(tmp_path / "out", tmp_path / "no-such-folder")
+    assert result.exit_code == 1 and "no such file or folder" in result.output
+    assert not (tmp_path / "out").exists()

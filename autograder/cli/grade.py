@@ -49,6 +49,9 @@ console = Console(stderr=True)
                    "cap: at most --late-cap points (default: course.toml's, else none).")
 @click.option("--late-penalty", type=click.FloatRange(min=0), default=None, help="Points off per started day late.")
 @click.option("--late-cap", type=click.FloatRange(min=0), default=None, help="Most points a late hand-in earns.")
+@click.option("--times", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="When each student handed in: Moodle's grading worksheet, or a CSV with a student and a "
+                   "submitted_at column (LMS downloads carry no hand-in times).")
 @click.option("--merge", is_flag=True,
               help="Add these hand-ins to an --out that holds another class's grades (refused otherwise).")
 @click.option("--isolation", type=click.Choice(["auto", *LAYERS]), default="auto", show_default=True,
@@ -87,6 +90,8 @@ def _print_summary(run):
         click.echo(f"note: {run.gradebook_path} also holds {', '.join(run.other_assignments)}; grades.csv has "
                    f"{run.assignment_id} only")
     click.echo(f"wrote {run.csv_path} and {run.gradebook_path}")
+    if run.wrong_assignment:
+        click.echo(f"warning: {run.wrong_assignment}")
 
 
 def _lateness_summary(rules, late, unknown):

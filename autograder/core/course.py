@@ -11,7 +11,7 @@ The layout is fixed so every command agrees on it:
 import re
 import tomllib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, time
 from pathlib import Path
 from .errors import AutograderError
 
@@ -136,6 +136,27 @@ def load_course(root=None):
                   assignments=_assignment_tables(document.get("assignment", {}), path))
 
 
+def parse_deadline(text):
+    """ISO 8601 text with a UTC offset, from what an instructor types.
+
+    "2026-12-01T23:59:00-05:00" stays as it is; a time without an offset is this
+    machine's local time on that date; a date alone means 23:59 that day."""
+    if isinstance(text, datetime) and text.tzinfo is not None:     # TOML's own offset date-time
+        return text.isoformat(timespec="seconds")
+    value = str(text).strip()
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            moment = datetime.combine(date.fromisoformat(value), time(23, 59))
+        else:
+            moment = datetime.fromisoformat(value.replace(" ", "T", 1) if "T" not in value else value)
+    except ValueError:
+        raise CourseError(f"deadline {value!r} is not a date and time: write it as ISO 8601, "
+                          "e.g. 2026-12-01T23:59:00-05:00 (or 2026-12-01 23:59 for local time)") from None
+    if moment.tzinfo is None:
+        moment = moment.astimezone()     # local time, with that date's offset (summer time included)
+    return moment.isoformat(timespec="seconds")
+
+
 LATE_POLICIES = ("none", "per-day", "cap")
 
 
@@ -166,6 +187,12 @@ def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, 
     """The LateRules of `assignment_id`: course.toml's [assignment.<id>] keys, each overridden by a flag given."""
     table = course.assignments.get(assignment_id, {})
     where = f"{course.root / 'course.toml'} [assignment.{assignment_id}]"
+    if deadline is not None:        # typed on this machine, as `init` reads it: a date alone is 23:59 here
+        try:
+            deadline = parse_deadline(deadline)
+        except CourseError as error:
+            raise CourseError(f"--deadline: {error}") from None
+        where = "--deadline"
     deadline = deadline if deadline is not None else table.get("deadline")
     policy = policy if policy is not None else table.get("late_policy", "none")
     penalty = penalty if penalty is not None else table.get("late_penalty", 0.0)

@@ -14,7 +14,7 @@ import re
 import tomllib
 from datetime import date, datetime, time, timedelta
 
-from .course import DEFAULT_LIMITS, LMS_CHOICES, CourseError, check_branch, github_repository
+from .course import DEFAULT_LIMITS, LMS_CHOICES, CourseError, check_branch, github_repository, parse_deadline
 
 LATE_POLICIES = ("none", "per-day", "cap")
 COURSE_KEYS = ("name", "repository", "branch", "points_per_assignment", "lms")
@@ -22,27 +22,6 @@ ASSIGNMENT_KEYS = ("deadline", "late_policy", "late_penalty", "late_cap", "lms_c
 
 
 # --- values, checked ------------------------------------------------------------------------------
-
-def parse_deadline(text):
-    """ISO 8601 text with a UTC offset, from what an instructor types.
-
-    "2026-12-01T23:59:00-05:00" stays as it is; a time without an offset is this
-    machine's local time on that date; a date alone means 23:59 that day."""
-    if isinstance(text, datetime) and text.tzinfo is not None:     # TOML's own offset date-time
-        return text.isoformat(timespec="seconds")
-    value = str(text).strip()
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            moment = datetime.combine(date.fromisoformat(value), time(23, 59))
-        else:
-            moment = datetime.fromisoformat(value.replace(" ", "T", 1) if "T" not in value else value)
-    except ValueError:
-        raise CourseError(f"deadline {value!r} is not a date and time: write it as ISO 8601, "
-                          "e.g. 2026-12-01T23:59:00-05:00 (or 2026-12-01 23:59 for local time)") from None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()     # local time, with that date's offset (summer time included)
-    return moment.isoformat(timespec="seconds")
-
 
 def deadline_text(iso):
     """A deadline as students read it: 'Tue 1 Dec 2026, 23:59 (UTC-05:00)'."""

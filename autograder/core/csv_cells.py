@@ -14,8 +14,10 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(value):
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
+    if isinstance(value, str):
+        value = value.replace("\x00", "")      # a NUL ends many CSV readers' line
+        if value.startswith(_FORMULA_STARTS):
+            return "'" + value
     return value
 
 

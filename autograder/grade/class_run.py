@@ -10,6 +10,7 @@ import os
 import shlex
 import signal
 import threading
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from ..engine.isolation import HIDES
 from ..engine.sandbox import Limits, Sandbox
 from ..gradebook import Gradebook
 from ..intake import IntakeError, IntakeOptions, collect
+from ..intake.collect import check_paths
+from ..intake.times import apply_times, read_times
 from .pool import grade_all, grader_error
 
 
@@ -39,6 +42,7 @@ class GradeOptions:
     late_penalty: float | None = None
     late_cap: float | None = None
     merge: bool = False
+    times: str | None = None              # a file of hand-in times (Moodle's grading worksheet, or a plain CSV)
     command: str = "autograder grade"     # recorded with the run, for people
 
 
@@ -86,6 +90,7 @@ class GradeRun:
     gradebook_path: Path
     isolation: str = ""
     notes: list = field(default_factory=list)
+    wrong_assignment: str = ""       # one line when every hand-in is another assignment's
 
 
 class GradingInterrupted(Exception):
@@ -111,9 +116,14 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     settings = assignment.settings(case_timeout=options.case_timeout, budget=options.submission_timeout,
                                    limit_floor=options.limit_floor, limit_factor=options.limit_factor)
     jobs = options.jobs or len(os.sched_getaffinity(0))
+    check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
+    records = read_times(Path(options.times)) if options.times else None
     _check_writable(out)
     intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
-                                                            options.student_pattern, options.classroom_prefix))
+                                                            options.student_pattern, options.classroom_prefix,
+                                                            exclude=(str(out),)))
+    if records is not None:
+        intake.notes += apply_times(intake.handins, records)
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
@@ -147,7 +157,7 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     gradebook.close()
     return GradeRun(assignment.id, rows, len(todo), len(intake.handins) - len(todo), intake.ignored, rules, late,
                     sum(1 for row in rows if row.late is None), others, csv_path, out / "gradebook.db",
-                    isolation, list(intake.notes))
+                    isolation, list(intake.notes), _wrong_assignment(assignment, intake.handins))
 
 
 def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded):
@@ -168,6 +178,17 @@ def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, r
         finally:
             cancel.set()
             results.close()
+
+
+def _wrong_assignment(assignment, handins):
+    """Every notebook is another assignment's: the command named the wrong one, most likely."""
+    if not handins or any(h.status != "wrong-assignment" for h in handins):
+        return ""
+    named = Counter(h.message.split("'")[1] for h in handins if h.message.count("'") >= 2)
+    guess = named.most_common(1)[0][0] if named else None
+    return (f"every hand-in is another assignment's (their metadata say {guess!r}), not {assignment.id!r}: "
+            f"did you mean --assignment {guess}?" if guess else
+            f"every hand-in is another assignment's, not {assignment.id!r}")
 
 
 def _check_writable(out):

@@ -28,13 +28,16 @@ class SubmissionResult:
     student_seconds: float = 0.0    # of which the student's own code ran
 
 
-def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None):
-    """Grade the file at `path` for `student`; never raises for anything the file does."""
+def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None, cells=None):
+    """Grade the file at `path` for `student`; never raises for anything the file does.
+
+    `cells`: the hand-in's code cells when intake has read them already (it reads each file once).
+    """
     settings = settings or assignment.settings()
     path = Path(path)
     base = dict(student=student, assignment=assignment.id, path=str(path), max_score=assignment.max_score)
     try:
-        cells = read_cells(path)
+        cells = read_cells(path) if cells is None else cells
     except SubmissionError as error:
         return SubmissionResult(score=0.0, status=error.status, message=str(error), **base)
     kept = [(number, c) for number, c in enumerate(cells, 1) if not set(c.tags) & set(assignment.skip_tags)]

@@ -5,10 +5,12 @@ one grades.csv reports.  Hidden cases come back with `call = None` (the
 gradebook never stores their inputs).
 """
 
+import functools
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from ..core.errors import AutograderError
+from .store import check_file
 
 
 class FeedbackError(AutograderError):
@@ -82,12 +84,26 @@ def _connect(out_dir):
         raise FeedbackError(f"no gradebook at {path}: run `autograder grade --out {out_dir}` first")
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        check_file(db, path)
         db.execute("SELECT 1 FROM submissions LIMIT 1")
     except sqlite3.DatabaseError as error:
-        raise FeedbackError(f"{path}: not a usable gradebook ({error})") from None
+        raise FeedbackError(f"{path}: not a usable gradebook ({error}); move it aside and grade again, "
+                            "or restore it from a backup") from None
     return db
 
 
+def _one_line_errors(function):
+    """A query that fails on a gradebook changed by hand is one line, never a traceback."""
+    @functools.wraps(function)
+    def wrapper(out_dir, *args, **kwargs):
+        try:
+            return function(out_dir, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            raise FeedbackError(f"{gradebook_path(out_dir)}: {error} (was it edited by hand?)") from None
+    return wrapper
+
+
+@_one_line_errors
 def assignments_in(out_dir):
     """The assignment ids that have counted hand-ins in the gradebook."""
     db = _connect(out_dir)
@@ -114,6 +130,7 @@ def choose_assignment(out_dir, assignment_id):
     return assignment_id
 
 
+@_one_line_errors
 def load_submissions(out_dir, assignment_id):
     """Every student's counted hand-in with its cases, ordered by student."""
     db = _connect(out_dir)

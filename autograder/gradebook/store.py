@@ -13,6 +13,8 @@ deadline or policy needs no regrading.  New columns are added to an old
 gradebook when it is opened (and its rows re-keyed as their hand-ins come in).
 """
 
+import functools
+import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -54,7 +56,9 @@ CREATE INDEX IF NOT EXISTS submissions_by_student ON submissions (assignment, st
 # key_version: NULL for rows written before students were keyed by LMS ids.
 ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), ("time_source", "TEXT"),
                  ("raw_score", "REAL"), ("late", "INTEGER"), ("late_seconds", "REAL"), ("penalty", "REAL"),
-                 ("late_note", "TEXT"), ("key_version", "INTEGER"))
+                 ("late_note", "TEXT"), ("key_version", "INTEGER"),
+                 # A file's modification time: orders two downloads of one hand-in; never judges lateness.
+                 ("file_time", "TEXT"))
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
@@ -69,16 +73,72 @@ def _now():
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
+def text(value):
+    """Any text a hand-in produced, as SQLite and every CSV reader can take it.
+
+    A notebook may hold a lone surrogate ('\\ud800', valid in JSON and in a
+    Python str, not in UTF-8) or a NUL; each becomes U+FFFD instead of
+    failing the row."""
+    if not isinstance(value, str):
+        return value
+    return _UNSTORABLE.sub("\ufffd", value)
+
+
+_UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
+# The columns each table must have: a gradebook edited by hand is refused in one line, not a traceback.
+REQUIRED_COLUMNS = {
+    "runs": {"id", "assignment", "started_at", "finished_at", "command", "jobs", "isolation"},
+    "submissions": {"id", "run_id", "student", "assignment", "source", "sha256", "submitted_at", "graded_at",
+                    "score", "max_score", "status", "message", "seconds", "counted", "grader_key",
+                    "student_seconds"},
+    "case_results": {"submission_id", "position", "name", "function", "hidden", "description", "call",
+                     "points", "max_points", "status", "message", "received", "traceback", "seconds"},
+    "cell_errors": {"submission_id", "position", "cell", "source", "error"},
+}
+
+
+def check_file(db, path):
+    """Refuse a damaged or hand-edited gradebook with one line that says what to do."""
+    problem = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+    if problem != "ok":
+        raise GradebookError(f"{path} is damaged (SQLite: {problem}). Move it aside (e.g. `mv {path} "
+                             f"{path}.damaged`) and grade again, which grades every hand-in afresh, "
+                             "or restore it from a backup")
+    for table, columns in REQUIRED_COLUMNS.items():
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if have and not columns <= have:
+            missing = ", ".join(sorted(columns - have))
+            raise GradebookError(f"{path}: table {table} lacks column(s) {missing}: was it edited by hand or "
+                                 "by another program? Restore it from a backup, or move it aside and grade "
+                                 "again")
+
+
+def _one_line_errors(method):
+    """Any SQLite failure after opening (a disk that fills, a file changed underneath) is a GradebookError."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            raise GradebookError(f"{self.path}: {error}") from None
+    return wrapper
+
+
 class Gradebook:
     def __init__(self, path):
+        self.path = path
         try:
             self.db = sqlite3.connect(path, check_same_thread=False)
+            check_file(self.db, path)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.executescript(SCHEMA)
+            check_file(self.db, path)
             self._migrate()
         except sqlite3.DatabaseError as error:
-            raise GradebookError(f"{path}: {error}") from None
+            raise GradebookError(f"{path}: not a usable gradebook ({error}); move it aside and grade again, "
+                                 "or restore it from a backup") from None
 
+    @_one_line_errors
     def _migrate(self):
         have = {row[1] for row in self.db.execute("PRAGMA table_info(submissions)")}
         with self.db:
@@ -92,6 +152,7 @@ class Gradebook:
     def close(self):
         self.db.close()
 
+    @_one_line_errors
     def start_run(self, assignment, command, jobs, isolation):
         with self.db:
             cursor = self.db.execute(
@@ -99,22 +160,27 @@ class Gradebook:
                 (assignment, _now(), command, jobs, isolation))
         return cursor.lastrowid
 
+    @_one_line_errors
     def finish_run(self, run_id):
         with self.db:
             self.db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (_now(), run_id))
 
+    @_one_line_errors
     def students(self, assignment):
         return {r[0] for r in self.db.execute("SELECT DISTINCT student FROM submissions WHERE assignment = ?",
                                               (assignment,))}
 
+    @_one_line_errors
     def assignments(self):
         return [r[0] for r in self.db.execute("SELECT DISTINCT assignment FROM submissions ORDER BY assignment")]
 
+    @_one_line_errors
     def sources(self, assignment, limit=3):
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT source FROM submissions WHERE assignment = ? ORDER BY source LIMIT ?",
             (assignment, limit))]
 
+    @_one_line_errors
     def adopt(self, assignment, handin):
         """Re-key rows written before LMS ids were keys: the same file from the same place is this student's."""
         if not self._legacy:
@@ -132,6 +198,7 @@ class Gradebook:
             for student in {handin.student, *old}:
                 self._recount(assignment, student)
 
+    @_one_line_errors
     def is_graded(self, assignment, handin, grader_key):
         """Has this exact file been graded, with these cases and expected values?"""
         row = self.db.execute(
@@ -140,6 +207,7 @@ class Gradebook:
             (assignment, handin.student, handin.source, handin.sha256, grader_key)).fetchone()
         return row is not None
 
+    @_one_line_errors
     def record(self, run_id, handin, result, grader_key):
         """Store one graded hand-in and its cases, replacing an earlier grading of the same file."""
         with self.db:
@@ -148,32 +216,34 @@ class Gradebook:
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
                 "score, max_score, status, message, seconds, grader_key, student_seconds, name, email, late_mark, "
-                "time_source, raw_score, key_version) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, handin.student, result.assignment, handin.source, handin.sha256, handin.submitted_at,
-                 _now(), result.score, result.max_score, result.status, result.message, result.seconds,
-                 grader_key, result.student_seconds, handin.name or handin.student,
-                 handin.email, _flag(handin.late_mark),
-                 handin.time_source, result.score, KEY_VERSION))
+                "time_source, raw_score, key_version, file_time) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                tuple(map(text, (run_id, handin.student, result.assignment, handin.source, handin.sha256,
+                                 handin.submitted_at, _now(), result.score, result.max_score, result.status,
+                                 result.message, result.seconds, grader_key, result.student_seconds,
+                                 handin.name or handin.student, handin.email, _flag(handin.late_mark),
+                                 handin.time_source, result.score, KEY_VERSION,
+                                 getattr(handin, "file_time", None)))))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(submission_id, position, c.name, c.function, int(c.hidden), c.description,
-                  None if c.hidden else c.call, c.points, c.max_points, c.status, c.message,
-                  c.received, c.traceback, c.seconds)
+                [tuple(map(text, (submission_id, position, c.name, c.function, int(c.hidden), c.description,
+                                  None if c.hidden else c.call, c.points, c.max_points, c.status, c.message,
+                                  c.received, c.traceback, c.seconds)))
                  for position, c in enumerate(result.cases)])
             self.db.executemany(
                 "INSERT INTO cell_errors VALUES (?, ?, ?, ?, ?)",
-                [(submission_id, position, e["cell"], e["source"], e["error"])
+                [tuple(map(text, (submission_id, position, e["cell"], e["source"], e["error"])))
                  for position, e in enumerate(result.cell_errors)])
             self._recount(result.assignment, handin.student)
         return submission_id
 
     def _recount(self, assignment, student):
-        # The newest hand-in that could be graded counts; if none could, the newest of all.
+        # The newest hand-in that could be graded counts; if none could, the newest of all.  "Newest" by
+        # the hand-in time where one is known, else by the file's time (a browser's later download).
         rows = self.db.execute(
-            "SELECT id, status, submitted_at, source FROM submissions WHERE assignment = ? AND student = ?",
-            (assignment, student)).fetchall()
+            "SELECT id, status, COALESCE(submitted_at, file_time), source FROM submissions "
+            "WHERE assignment = ? AND student = ?", (assignment, student)).fetchall()
         if not rows:
             return
         usable = [r for r in rows if r[1] not in UNGRADABLE] or rows
@@ -181,6 +251,7 @@ class Gradebook:
         self.db.execute("UPDATE submissions SET counted = (id = ?) WHERE assignment = ? AND student = ?",
                         (newest[0], assignment, student))
 
+    @_one_line_errors
     def apply_lateness(self, assignment, rules):
         """Late or not, how late, the penalty and the score after it, for every hand-in of `assignment`.
 
@@ -198,6 +269,7 @@ class Gradebook:
         return self.db.execute("SELECT student, name, late_note FROM submissions WHERE assignment = ? "
                                "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
 
+    @_one_line_errors
     def grades(self, assignment):
         """One GradeRow per student, the counted hand-in's, ordered by student."""
         rows = self.db.execute(
@@ -210,6 +282,7 @@ class Gradebook:
             (assignment,)).fetchall()
         return [GradeRow(*row) for row in rows]
 
+    @_one_line_errors
     def export_csv(self, assignment, path):
         rows = [(r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.message or "",
                  r.name or r.student, r.handed_in_at or "", late_word(r.late), f"{r.penalty or 0:g}",

@@ -1,16 +1,30 @@
-"""Read a hand-in (a notebook or a .py file) into the code cells to run.
+"""Read a hand-in (a notebook or a .py file) into the code cells to run, under limits.
+
+A hand-in is untrusted bytes.  Before any JSON parser sees a notebook, a
+quick scan bounds what parsing it could cost: how many objects and lists it
+holds (a 45 MB file of 15 million empty objects is refused, not parsed);
+json's own guard refuses one nested thousands of levels deep.  Only the cells
+and metadata are kept; nbformat 2 and 3 are upgraded to 4 without their
+outputs, and no schema validation walks every output again.
 
 Anything unreadable becomes a SubmissionError whose `status` is the short
-reason recorded in the gradebook.
+reason recorded in the gradebook.  Besides the cells, a notebook says which
+assignment it is (metadata.autograder.assignment) and which language its
+kernel runs: a notebook for R is not graded as Python.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import numpy
 
 from .files import UnsafeFile, read_capped
+
+MAX_CONTAINERS = 500_000     # JSON objects and lists; a large real notebook has tens of thousands
+# A kernel's language as notebooks name it; anything else that is named is another language.
+PYTHON_NAMES = {"python", "python3", "python2", "ipython", "ipython3", "pyspark", "python 3"}
 
 
 class SubmissionError(Exception):
@@ -25,45 +39,138 @@ class CodeCell:
     tags: tuple = ()
 
 
+@dataclass(frozen=True)
+class Notebook:
+    """What grading needs from a hand-in: its code cells, and what its metadata says."""
+    cells: tuple
+    assignment: str | None = None      # metadata.autograder.assignment, when the build wrote it
+    language: str | None = None        # the kernel's language, when the notebook names one
+    notes: tuple = field(default=())   # what was decided in reading it, for people
+
+
 def read_cells(path):
+    """The code cells of the hand-in at `path` (SubmissionError when there are none to run)."""
+    return read_notebook(path).cells
+
+
+def read_notebook(path):
     path = Path(path)
     try:
         raw = read_capped(path)       # a regular file, capped: never /dev/zero or a link out of the hand-in
     except UnsafeFile as error:
         raise SubmissionError(error.status, str(error)) from None
+    return parse(raw, path.name)
+
+
+def parse(raw, name):
+    """The Notebook in `raw` (a notebook's or a .py file's bytes); `name` is for messages and the file type."""
     if not raw.strip():
-        raise SubmissionError("empty", f"{path.name} is empty")
+        raise SubmissionError("empty", f"{name} is empty")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise SubmissionError("invalid-notebook", f"{path.name} is not UTF-8 text") from None
-    if path.suffix == ".py":
-        return _py_cells(text)
-    return _notebook_cells(text, path.name)
+        raise SubmissionError("invalid-notebook", f"{name} is not UTF-8 text") from None
+    if name.lower().endswith(".py"):
+        cells = _py_cells(text)
+        if not any(c.source.strip() for c in cells):
+            raise SubmissionError("empty", f"{name} has no code")
+        return Notebook(tuple(cells))
+    return _notebook(raw, text, name)
 
 
-def _notebook_cells(text, name):
+def _notebook(raw, text, name):
+    _check_size(raw, name)
     try:
-        notebook = nbformat.reads(text, as_version=4)  # converts nbformat 3 as well
-    except (json.JSONDecodeError, nbformat.reader.NotJSONError):
+        data = json.loads(text)
+    except json.JSONDecodeError:
         raise SubmissionError("invalid-notebook", f"{name} is not a notebook (not valid JSON)") from None
-    except Exception as error:  # noqa: BLE001 - nbformat raises many kinds
-        raise SubmissionError("invalid-notebook", f"{name} is not a readable notebook: {error}") from None
-    cells = []
-    for cell in notebook.get("cells", []):
-        if cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        tags = cell.get("metadata", {}).get("tags", [])
-        cells.append(CodeCell(source, tuple(t for t in tags if isinstance(t, str))))
+    except RecursionError:        # json's own depth guard: no notebook nests a thousand levels
+        raise SubmissionError("invalid-notebook", f"{name} nests too deeply to be a notebook") from None
+    if not isinstance(data, dict):
+        raise SubmissionError("invalid-notebook", f"{name} is not a notebook (its JSON is not an object)")
+    major = data.get("nbformat")
+    if type(major) is not int or not 2 <= major <= 4:
+        raise SubmissionError("invalid-notebook", f"{name} is not a notebook nbformat knows "
+                                                  f"(nbformat {str(major)[:20]!r})")
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    cells = data.get("cells") if major == 4 else _upgraded_cells(data, name)
+    language = _language(metadata)
+    if language is not None and language.lower() not in PYTHON_NAMES:
+        raise SubmissionError("wrong-language", f"{name} is a notebook for {language[:40]} (its kernel's "
+                                                "language), not Python: nothing in it was run")
+    cells = _code_cells(cells, name)
     if not any(c.source.strip() for c in cells):
         raise SubmissionError("empty", f"{name} has no code")
+    named = metadata.get("autograder", {}).get("assignment") if isinstance(metadata.get("autograder"),
+                                                                            dict) else None
+    return Notebook(tuple(cells), named if isinstance(named, str) and named else None, language)
+
+
+def _upgraded_cells(data, name):
+    """The cells of an nbformat 2 or 3 notebook, as nbformat 4 has them (outputs left out: never needed)."""
+    try:
+        worksheets = [{**sheet, "cells": [{**cell, "outputs": []} if "outputs" in cell else cell
+                                           for cell in sheet.get("cells", []) if isinstance(cell, dict)]}
+                      for sheet in data.get("worksheets", []) if isinstance(sheet, dict)]
+        upgraded = nbformat.convert(nbformat.from_dict({**data, "worksheets": worksheets}), 4)
+        return upgraded.get("cells")
+    except RecursionError:
+        raise SubmissionError("invalid-notebook", f"{name} nests too deeply to be a notebook") from None
+    except Exception as error:  # noqa: BLE001 - nbformat's converters raise many kinds for malformed input
+        raise SubmissionError("invalid-notebook", f"{name} is an old notebook nbformat cannot read "
+                                                  f"({type(error).__name__})") from None
+
+
+def _check_size(raw, name):
+    """Refuse, before parsing, a notebook whose JSON holds more objects and lists than any notebook does.
+
+    Parsing 15 million empty objects takes gigabytes; counting the brackets
+    outside strings takes a few vectorised passes over the bytes.  (A bracket is
+    outside a string when an even number of unescaped quotes precede it.)
+    """
+    if raw.count(b"{") + raw.count(b"[") <= MAX_CONTAINERS:
+        return                    # cannot be over, whatever is in strings
+    plain = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    codes = numpy.frombuffer(plain, dtype=numpy.uint8)
+    inside = numpy.logical_xor.accumulate(codes == ord('"'))
+    containers = int(numpy.count_nonzero(((codes == ord("{")) | (codes == ord("["))) & ~inside))
+    if containers > MAX_CONTAINERS:
+        raise SubmissionError("invalid-notebook", f"{name} holds {containers:,} JSON objects and lists; a "
+                                                  f"notebook is refused above {MAX_CONTAINERS:,}")
+
+
+def _language(metadata):
+    for where in (metadata.get("kernelspec"), metadata.get("language_info")):
+        if isinstance(where, dict):
+            value = where.get("language") if where is metadata.get("kernelspec") else where.get("name")
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return None
+
+
+def _code_cells(raw_cells, name):
+    if not isinstance(raw_cells, list):
+        raise SubmissionError("invalid-notebook", f"{name} is not a notebook (it has no list of cells)")
+    cells = []
+    for cell in raw_cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else str(source)
+        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        tags = metadata.get("tags") if isinstance(metadata.get("tags"), list) else []
+        cells.append(CodeCell(source, tuple(t for t in tags if isinstance(t, str))))
     return cells
 
 
+DATABRICKS_HEADER = "# Databricks notebook source"
+DATABRICKS_SPLIT = "# COMMAND ----------"
+
+
 def _py_cells(text):
-    # Jupytext / VS Code style "# %%" markers split a script into cells.
+    """Cells of a .py hand-in: Databricks' `# COMMAND ----------` or Jupytext / VS Code's `# %%` markers."""
+    if text.lstrip("\ufeff").startswith(DATABRICKS_HEADER):
+        return _databricks_cells(text)
     chunks, current = [], []
     for line in text.splitlines(keepends=True):
         if line.startswith("# %%") and current:
@@ -72,3 +179,20 @@ def _py_cells(text):
         current.append(line)
     chunks.append("".join(current))
     return [CodeCell(chunk) for chunk in chunks if chunk.strip()]
+
+
+def _databricks_cells(text):
+    """A Databricks source export: Python cells between separators; `# MAGIC` cells run only as %python."""
+    cells = []
+    for chunk in text.split(DATABRICKS_SPLIT):
+        lines = [line for line in chunk.splitlines(keepends=True) if line.strip() != DATABRICKS_HEADER]
+        magic = [line for line in lines if line.strip()]
+        if magic and all(line.startswith("# MAGIC") for line in magic):
+            body = [line[len("# MAGIC"):].removeprefix(" ") for line in lines if line.startswith("# MAGIC")]
+            if not body or body[0].strip() != "%python":
+                continue                # %md, %sql, %sh, %scala ...: not Python, not run (Databricks' own choice)
+            lines = body[1:]
+        source = "".join(lines).strip("\n")
+        if source.strip():
+            cells.append(CodeCell(source + "\n"))
+    return cells

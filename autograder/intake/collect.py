@@ -1,18 +1,36 @@
 """Collect hand-ins from the command line's paths.
 
-Every hand-in gets its student (identity.py), the time it was handed in from
-where that time really is (the LMS's zip entry or metadata, a Classroom
-repository's last commit; a file's modification time only when nothing
-better exists) and, when the LMS says so, whether it was late.  Files are read
-through files.py: regular files only, capped, never through a symbolic link
-out of the student's own folder.
+Every hand-in gets its student (identity.py) and, when something trustworthy
+says so, the time it was handed in and where that time came from: the LMS's
+own record (Gradescope's metadata, a times file given with --times), or a
+Classroom clone's last commit.  Never a zip entry's time or a file's
+modification time: an LMS writes every entry with the time of the download,
+and a browser stamps a file when it saves it.  Canvas's `_LATE_` mark says
+late without saying by how much.
+
+What decides whose a file is, and what is trusted:
+
+* In a folder the instructor names: each child folder is a student's folder
+  (a Moodle submission folder, or one named after the student) or a GitHub
+  Classroom clone (`<prefix><user>`, or any folder with `.git`); `gh
+  classroom clone`'s `<slug>-submissions/` folder holds clones.  Each child
+  file is named by the LMS (Canvas, flat Moodle) or after the student.
+* In a zip: the LMS wrote only the top level.  A zip whose top level names
+  nobody (one student's own zip, otter's export) is the student its own name
+  says.
+* Anything inside a student's folder, a clone or a zip's folder is that
+  student's, whatever it is called: no folder name, `.git` or nested zip
+  there can claim another row, and no repository there is read.
+
+A student's notebook is the hand-in; other `.py` files of the same hand-in
+are its companions, put beside it when it runs.  Files are read through
+files.py: regular files only, capped, never through a symbolic link out of
+the student's own folder.
 """
 
 import hashlib
-import json
 import os
-import subprocess
-import zipfile
+import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -20,13 +38,15 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from . import files, identity, zips
-from .files import UnsafeFile
 from ..core.errors import AutograderError
+from . import commits, files, identity, zips
+from .cells import SubmissionError, parse
+from .files import UnsafeFile
 
 NOTEBOOK_SUFFIXES = (".ipynb", ".py")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX", ".DS_Store"}
 GRADESCOPE_METADATA = "submission_metadata.yml"
+MAX_COMPANION_BYTES = 1024 * 1024      # a helper module, not a data set
 
 
 class IntakeError(AutograderError):
@@ -39,21 +59,27 @@ class IntakeOptions:
     notebook_name: str                 # e.g. n-queens.ipynb, preferred inside a repository
     student_pattern: str | None = None
     classroom_prefix: str | None = None  # default: "<assignment id>-"
+    exclude: tuple = ()                # folders never read (the output folder, when it sits inside an input)
 
 
 @dataclass
 class Handin:
     student: str                       # the key: an LMS id when the LMS gives one (identity.py)
-    source: str                        # where it came from, for people
+    source: str                        # where it came from, for people (printable)
     path: Path | None                  # the file to grade; None when there is nothing to grade
-    submitted_at: str | None           # when it was handed in, ISO 8601 (with its offset when known)
+    submitted_at: str | None           # when it was handed in, ISO 8601, only from a trustworthy record
     status: str | None = None          # None: gradable; else why not (unsafe-path, wrong-file-type, ...)
     message: str = ""
     sha256: str = field(default="")
     name: str = ""                     # the student's name for people ("" -> the key)
     email: str = ""
     late_mark: bool | None = None      # the LMS's own verdict (Canvas _LATE_); None when it gives none
-    time_source: str = ""              # where submitted_at came from, for people
+    time_source: str = ""              # where submitted_at (or the late mark) came from, for people
+    lms: str = ""                      # canvas, moodle, gradescope, classroom, folder, file, pattern
+    lms_id: str = ""                   # the LMS's own id of the student, when it gave one
+    companions: tuple = ()             # ((file name beside the notebook, Path), ...): the hand-in's other .py files
+    file_time: str | None = None       # a file's modification time: orders two downloads, never judges lateness
+    notebook: object = field(default=None, repr=False, compare=False)   # cells.Notebook, once read
 
     def __post_init__(self):
         self.name = self.name or self.student
@@ -65,7 +91,15 @@ class Handin:
                 data = files.read_capped(self.path)
             except UnsafeFile as error:
                 self.path, self.status, self.message = None, error.status, str(error)
-        self.sha256 = hashlib.sha256(data + (b"" if data else self.source.encode())).hexdigest()
+        digest = hashlib.sha256(data + (b"" if data else self.source.encode("utf-8", "replace")))
+        for name, path in self.companions:     # a changed helper module changes the hand-in
+            digest.update(name.encode("utf-8", "replace") + b"\0" + _read_or_empty(path))
+        self.sha256 = digest.hexdigest()
+        if data and self.path.suffix.lower() in NOTEBOOK_SUFFIXES:
+            try:
+                self.notebook = parse(data, self.path.name)
+            except SubmissionError as error:
+                self.status, self.message = error.status, str(error)
 
 
 @dataclass
@@ -75,36 +109,63 @@ class Intake:
     notes: list = field(default_factory=list)   # what was decided about an unclear layout, for people
 
 
+@dataclass
+class _Found:
+    """A file that belongs to a student's hand-in, before the files of one hand-in are put together."""
+    path: Path                         # the real file to read
+    source: str                        # for people
+    who: identity.Identity
+    original: str                      # the file's own name, as the student named it
+    group: str                         # one student's hand-in in one place: its files are put together
+    submitted_at: str | None = None
+    time_source: str = ""
+    file_time: str | None = None
+    explicit: bool = False             # named on the command line
+
+
+def check_paths(paths):
+    """Every path given exists (checked before anything is written)."""
+    for raw in paths:
+        if not os.path.lexists(raw):
+            raise IntakeError(f"{raw}: no such file or folder")
+
+
 def collect(paths, unpack_dir, options):
     """All hand-ins under `paths`; zips (given, or found in a folder given) are unpacked inside `unpack_dir`."""
+    check_paths(paths)
     intake = Intake([], [])
     walk = _Walk(intake, options, Path(unpack_dir))
     for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise IntakeError(f"{raw}: no such file or folder")
-        if path.is_dir():
-            walk.folder(path, path, {}, label=None)
+        if walk.excluded(path):
+            intake.notes.append(f"{display(raw)} is the output folder: it is not read as hand-ins")
+        elif path.is_dir():
+            walk.given_folder(path)
         elif path.suffix.lower() == ".zip":
-            walk.zip(path, path.name)
+            walk.zip(Path(os.path.realpath(path)), display(path.name), owner=None)
         else:
-            # A file named on the command line is the instructor's choice: a link to it is followed,
-            # but only to a regular file.
-            real = Path(os.path.realpath(path))
-            try:
-                files.checked(real)
-            except UnsafeFile as error:
-                walk.add(Handin(identity.plain_stem(path.name), path.name, None, None, error.status,
-                                f"{path.name}: {error}"))
-                continue
-            walk.file(real, path.name, path.name, {}, explicit=True)
+            walk.given_file(path)
     walk.finish()
     if not intake.handins:
         seen = f" (ignored: {', '.join(intake.ignored[:3])}{' ...' if len(intake.ignored) > 3 else ''})" \
             if intake.ignored else ""
-        raise IntakeError(f"no hand-ins found in {', '.join(map(str, paths))}: no notebook (.ipynb), .py file, "
-                          f"zip or Classroom repository{seen}")
+        raise IntakeError(f"no hand-ins found in {', '.join(display(p) for p in paths)}: no notebook (.ipynb), "
+                          f".py file, zip or Classroom repository{seen}")
     return intake
+
+
+def display(text):
+    """A file system name as people read it: bytes that are not UTF-8 read as Latin-1, then made printable."""
+    text = str(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:          # undecodable bytes, kept by Python as lone surrogates
+        raw = os.fsencode(text)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+    return zips.printable(text)
 
 
 class _Walk:
@@ -114,101 +175,220 @@ class _Walk:
         self.unpack_dir = unpack_dir
         self.prefix = options.classroom_prefix or f"{options.assignment_id}-"
         self.junk_only = {}            # LMS identities seen in ignored files (macOS forks, dotfiles)
-        self.folders = defaultdict(list)   # (root, student folder) -> relative paths of its hand-ins
+        self.found = []                # _Found, put together into hand-ins by finish()
+        self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
+        self.zips = 0
 
-    # --- what is where ----------------------------------------------------------------------------
+    def excluded(self, path):
+        """Inside the output folder (but not the zips this run unpacks there)."""
+        real = os.path.realpath(path)
+        unpacked = os.path.realpath(self.unpack_dir)
+        if real == unpacked or real.startswith(unpacked + os.sep):
+            return False
+        return any(real == p or real.startswith(p + os.sep) for p in self.excluded_paths)
 
-    def zip(self, archive, label, owner=None):
-        """`owner`: the student whose folder held the zip; what it holds is theirs unless an LMS name says whose."""
-        base = self.unpack_dir / zips.safe_name(archive.stem)
-        target, number = base, 1
-        while target.exists():
-            number += 1
-            target = base.with_name(f"{base.name}-{number}")
-        target.mkdir(parents=True)
-        try:
-            times, refused = zips.unpack(archive, target)
-        except zipfile.BadZipFile as error:
-            self.add(Handin(identity.plain_stem(archive.name), label, None, None, "invalid-zip",
-                            f"{archive.name} is not a usable zip file: {error}"))
+    # --- what the instructor named -----------------------------------------------------------------
+
+    def given_folder(self, root):
+        """A folder named on the command line: a class of students, clones or LMS downloads, or one clone."""
+        if self.is_submissions_folder(root):
+            self.classroom_submissions(root)
             return
-        for entry in refused:
-            name = entry.name.replace("\\", "/")
-            # Whose it is, from the LMS folder or file name, even when the path itself was refused.
-            found = identity.lms_identity(name.lstrip("/")) or self.identity(name.split("/")[-1], owner)
-            self.add(Handin(found.key, f"{label}:{entry.name}", None, None, entry.status, entry.message,
-                            name=found.name, late_mark=found.late_mark))
-        self.folder(target, target, times, label=label, owner=owner)
-
-    def folder(self, root, folder, times, label, owner=None):
-        """`label` names the zip a folder came from (None for a folder given as is)."""
-        if _regular(folder / GRADESCOPE_METADATA):
-            self.gradescope(root, folder, times, label)
+        if self.is_repository(root):
+            self.repository(root, None, trusted=True)
             return
-        for child, kind in files.entries(folder):
-            relative = child.relative_to(root).as_posix()
-            if child.name in SKIPPED_PARTS or child.name.startswith("."):
-                self.junk(child, relative, kind, label)
-            elif kind == "dir" and ((child / ".git").exists() or child.name.startswith(self.prefix)):
-                self.repository(child, label)
+        if _regular(root / GRADESCOPE_METADATA):
+            self.gradescope(root, root, label=None)
+            return
+        for child, kind in files.entries(root):
+            name = display(child.name)
+            if self.excluded(child):
+                self.intake.notes.append(f"{display(child)} is the output folder: it is not read as hand-ins")
+            elif child.name in SKIPPED_PARTS or child.name.startswith("."):
+                self.junk(child, name, kind, label=None)
+            elif kind == "dir" and self.is_submissions_folder(child):
+                self.classroom_submissions(child)
+            elif kind == "dir" and self.is_repository(child):
+                self.repository(child, None, trusted=True)
             elif kind == "dir":
-                self.folder(root, child, times, label, owner)
-            elif kind == "file" and child.suffix.lower() == ".zip" and label is None:
-                # A zip found in a folder given (Canvas's submissions.zip left in Downloads) is unpacked
-                # like one given by name; a zip inside an unpacked zip is a student's file, not unpacked.
-                # In a student's own folder (alice/work.zip), what it holds is that student's.
-                found = self.identity(relative)
-                self.zip(child, _source(label, relative), owner=found if found.lms == "folder" else None)
+                self.student_folder(child, name, identity.folder_identity(name), label=None, group_root=root)
+            elif kind == "file" and child.suffix.lower() == ".zip":
+                self.zip(child, name, owner=None)
             elif kind == "file":
-                self.file(child, relative, _source(label, relative), times, folder_root=root,
-                          found=self.identity(relative, owner))
-            elif child.suffix.lower() in NOTEBOOK_SUFFIXES or identity.from_lms(relative):
-                found = self.identity(relative, owner)
-                student_root = root / PurePosixPath(relative).parts[0] if found.lms == "folder" else None
-                try:
-                    real = files.checked(child, student_root)
-                except UnsafeFile as error:
-                    self.add(Handin(found.key, _source(label, relative), None, None, error.status, str(error),
-                                    name=found.name, late_mark=found.late_mark))
-                    continue
-                self.file(real, relative, _source(label, relative), times, folder_root=root, found=found)
+                self.top_file(child, name, name, label=None, group=str(root), file_time=_mtime(child))
+            elif child.suffix.lower() in NOTEBOOK_SUFFIXES:
+                self.add(Handin(identity.file_identity(name).key, name, None, None, "unsafe-path",
+                                f"{name} is a link or not a regular file; it was not read"))
             else:
-                self.intake.ignored.append(_source(label, relative) + (" (a link, not followed)"
-                                                                       if kind == "link" else ""))
+                self.intake.ignored.append(name + (" (a link, not followed)" if kind == "link" else ""))
 
-    def file(self, path, relative, source, times, explicit=False, found=None, submitted_at=None,
-             time_source=None, folder_root=None):
-        found = found or self.identity(relative)
-        when, how = submitted_at, time_source
-        if when is None and relative in times:
-            when, how = times[relative], "zip entry time"
-        if when is None:
-            when, how = _mtime(path), "file modified"
-        common = dict(name=found.name, email=found.email, late_mark=found.late_mark, time_source=how)
-        if PurePosixPath(relative).suffix.lower() in NOTEBOOK_SUFFIXES:    # the name given, not a link's target
-            handin = Handin(found.key, source, path, when, **common)
-            self.check_assignment(handin)
-            self.add(handin)
-            if folder_root is not None and found.lms == "folder" and len(PurePosixPath(relative).parts) > 1:
-                self.folders[(str(folder_root), found.key)].append(relative)
-            elif folder_root is not None and found.lms == "file":
-                self.folders[(str(folder_root), "")].append(relative)
-        elif explicit or found.lms in ("canvas", "moodle"):
-            self.add(Handin(found.key, source, None, when, "wrong-file-type",
-                            f"{PurePosixPath(relative).name} is not a notebook (.ipynb) or Python file (.py)",
-                            **common))
+    def given_file(self, path):
+        """A file named on the command line is the instructor's choice: a link to it is followed, to a file."""
+        name = display(path.name)
+        real = Path(os.path.realpath(path))
+        try:
+            files.checked(real)
+        except UnsafeFile as error:
+            self.add(Handin(identity.file_identity(name).key, name, None, None, error.status, f"{name}: {error}"))
+            return
+        self.top_file(real, name, name, label=None, group=f"given:{real}", file_time=_mtime(real), explicit=True)
+
+    def is_repository(self, folder):
+        return _real_dir(folder / ".git") or folder.name.startswith(self.prefix)
+
+    def is_submissions_folder(self, folder):
+        """`gh classroom clone student-repos`' `<slug>-submissions/`: not a clone itself, clones inside."""
+        return (folder.name.endswith("-submissions") and not _real_dir(folder / ".git")
+                and any(kind == "dir" and _real_dir(child / ".git") for child, kind in files.entries(folder)))
+
+    def classroom_submissions(self, folder):
+        """`gh classroom clone student-repos` wrote `<slug>-submissions/<slug>-<user>/`: the slug names them."""
+        slug = folder.name[:-len("-submissions")]
+        prefix = f"{slug}-"
+        if slug != self.options.assignment_id and not self.options.classroom_prefix:
+            self.intake.notes.append(f"{display(folder.name)}/ holds GitHub Classroom clones named {prefix}<user>: "
+                                     f"graded as assignment {self.options.assignment_id!r}, each student named by "
+                                     f"the part after {prefix!r}")
+        for child, kind in files.entries(folder):
+            if kind == "dir" and self.is_repository(child):
+                self.repository(child, None, trusted=True, prefix=prefix)   # named as release --to FOLDER finds it
+            elif child.name not in SKIPPED_PARTS and not child.name.startswith("."):
+                self.intake.ignored.append(f"{display(folder.name)}/{display(child.name)}")
+
+    # --- one student's things ------------------------------------------------------------------------
+
+    def student_folder(self, folder, relative, who, label, group_root):
+        """Everything under a student's folder is that student's: files, folders, zips (unpacked as theirs)."""
+        group = f"{group_root}:{relative}"
+        for path, kind in files.entries(folder):
+            inner = f"{relative}/{display(path.name)}"
+            if self.excluded(path):
+                self.intake.notes.append(f"{display(path)} is the output folder: it is not read as hand-ins")
+            elif path.name in SKIPPED_PARTS or path.name.startswith("."):
+                self.junk(path, inner, kind, label, owner=who)
+            elif kind == "dir":
+                self.student_folder(path, inner, who, label, group_root)
+            elif kind == "file" and path.suffix.lower() == ".zip" and label is None:
+                self.zip(path, _source(label, inner), owner=who)
+            elif kind == "file" or (kind == "link" and path.suffix.lower() in NOTEBOOK_SUFFIXES):
+                self.owned_file(path, inner, who, label, group, folder_root=group_root, relative=relative)
+            else:
+                self.intake.ignored.append(_source(label, inner) + (" (a link, not followed)"
+                                                                    if kind == "link" else ""))
+
+    def owned_file(self, path, inner, who, label, group, folder_root, relative):
+        who = self.pattern(inner) or who          # the instructor's pattern overrides every built-in rule
+        if not path.suffix.lower() in NOTEBOOK_SUFFIXES:
+            self.intake.ignored.append(_source(label, inner))
+            return
+        student_root = Path(folder_root) / PurePosixPath(relative).parts[0] if label is None else None
+        try:
+            real = files.checked(path, student_root)
+        except UnsafeFile as error:
+            self.add(_refused(who, _source(label, inner), error))
+            return
+        self.found.append(_Found(real, _source(label, inner), who, display(path.name), group,
+                                 file_time=_mtime(real) if label is None else None))
+
+    def top_file(self, path, name, shown, label, group, file_time=None, explicit=False):
+        """A file at the top of a folder given or of a zip: the LMS named it, or it is named after its student."""
+        who = self.pattern(name) or identity.file_identity(name)
+        if who.entry:               # a Canvas text or URL entry: a row that says so
+            kind = "an online text entry" if who.entry == "text" else "a website URL"
+            self.add(Handin(who.key, _source(label, shown), None, None, "no-notebook",
+                            f"the hand-in is {kind} ({shown}), not a notebook", name=who.name,
+                            late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+                            time_source=_late_mark_source(who)))
+            return
+        suffix = PurePosixPath(name).suffix.lower()
+        if suffix in NOTEBOOK_SUFFIXES:
+            self.found.append(_Found(path, _source(label, shown), who, who.original or name, group,
+                                     file_time=file_time, explicit=explicit))
+        elif explicit or who.lms in ("canvas", "moodle"):
+            self.add(Handin(who.key, _source(label, shown), None, None, "wrong-file-type",
+                            f"{PurePosixPath(who.original or name).name} is not a notebook (.ipynb) or Python "
+                            "file (.py)", name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+                            time_source=_late_mark_source(who)))
         else:
-            self.intake.ignored.append(source)
+            self.intake.ignored.append(_source(label, shown))
 
-    def repository(self, repo, label):
-        """A GitHub Classroom clone named <prefix><username>: the student's own repository, nothing outside it."""
-        user = repo.name[len(self.prefix):] if repo.name.startswith(self.prefix) else repo.name
-        found = identity.Identity(user, user, "classroom", user)
+    def pattern(self, relative):
         if self.options.student_pattern:
-            found = identity.pattern_identity(repo.name, self.options.student_pattern) or found
-        source = _source(label, repo.name)
-        when = _commit_time(repo)
-        how = "last commit" if when else None
+            return identity.pattern_identity(relative, self.options.student_pattern)
+        return None
+
+    # --- zips -----------------------------------------------------------------------------------------
+
+    def zip(self, archive, label, owner):
+        """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
+        self.zips += 1
+        target = self.unpack_dir / f"{self.zips:03d}-{zips.safe_name(Path(label).stem)}"
+        shutil.rmtree(target, ignore_errors=True)      # an earlier run's copy: unpacked afresh
+        target.mkdir(parents=True)
+        zip_owner = owner or self.pattern(label) or identity.file_identity(PurePosixPath(label).name)
+        try:
+            unpacked = zips.unpack(archive, target, self.unpack_dir)
+        except zips.UnusableZip as error:
+            self.add(Handin(zip_owner.key, label, None, None, error.status,
+                            f"{PurePosixPath(label).name} is not a usable zip file: {error}", name=zip_owner.name,
+                            lms=zip_owner.lms, lms_id=zip_owner.lms_id))
+            return
+        for original, renamed in sorted(unpacked.renamed.items()):
+            self.intake.notes.append(f"{label}: the entry {renamed!r} was unpacked as {original!r} (its name "
+                                     "held characters a file name cannot)")
+        for entry in unpacked.refused:
+            top = entry.name.replace("\\", "/").lstrip("/").split("/")[0]
+            who = owner or identity.moodle_folder(top) or identity.file_identity(entry.name.split("/")[-1])
+            self.add(_refused(who, f"{label}:{entry.name}", entry))
+        if _regular(target / GRADESCOPE_METADATA):
+            self.gradescope(target, target, label)
+            return
+        self.zip_contents(target, label, owner, zip_owner)
+
+    def zip_contents(self, root, label, owner, zip_owner):
+        """The top level of an unpacked zip: what the LMS named; one student's zip when it names nobody."""
+        entries = [(c, k) for c, k in files.entries(root)]
+        if owner is None and self._one_students_zip(entries):
+            owner = zip_owner
+        for child, kind in entries:
+            name = display(child.name)
+            if child.name in SKIPPED_PARTS or child.name.startswith("."):
+                self.junk(child, name, kind, label, owner=owner)
+            elif kind == "dir":
+                who = owner or self.pattern(name) or identity.folder_identity(name)
+                self.student_folder(child, name, who, label, group_root=str(root))
+            elif kind == "file" and owner is not None:
+                self.owned_file(child, name, owner, label, f"{root}:", folder_root=root, relative=name)
+            elif kind == "file":
+                self.top_file(child, name, name, label, group=str(root))
+
+    def _one_students_zip(self, entries):
+        """Nothing at the top names a student, and it holds one hand-in: one notebook (or several named after
+        the assignment), or a single folder: one student's zip (otter's export, a per-student download)."""
+        shown = [(c, k) for c, k in entries if c.name not in SKIPPED_PARTS and not c.name.startswith(".")]
+        if any((k == "file" and (identity.canvas_file(c.name) or identity.moodle_file(c.name)))
+               or (k == "dir" and identity.moodle_folder(c.name)) for c, k in shown):
+            return False
+        notebooks = [c for c, k in shown if k == "file" and c.suffix.lower() == ".ipynb"]
+        folders = [c for c, k in shown if k == "dir"]
+        stem = PurePosixPath(self.options.notebook_name).stem
+        if folders:
+            return len(folders) == 1 and not notebooks
+        return len(notebooks) <= 1 or {identity.plain_stem(c.name) for c in notebooks} <= {stem}
+
+    # --- GitHub Classroom and Gradescope ----------------------------------------------------------------
+
+    def repository(self, repo, label, trusted, prefix=None):
+        """A Classroom clone named <prefix><username>: the student's own repository, nothing outside it."""
+        prefix = prefix or self.prefix
+        name = display(repo.name)
+        user = name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) else name
+        who = identity.Identity(identity.bare(user), user, "classroom", user)
+        if self.options.student_pattern:
+            who = identity.pattern_identity(name, self.options.student_pattern) or who
+        source = _source(label, name)
+        when = commits.last_commit_time(repo) if trusted else None
+        how = "last commit (the student's own clock)" if when else ""
         candidates, refused = [], []
         for path in _notebooks_in(repo):
             try:
@@ -220,133 +400,192 @@ class _Walk:
             named = [r for r in refused if r[0].name == self.options.notebook_name] or refused
             if named:
                 path, error = named[0]
-                self.add(Handin(found.key, f"{source}/{path.relative_to(repo).as_posix()}", None, when,
-                                error.status, str(error), name=found.name, time_source=how or ""))
+                self.add(_refused(who, f"{source}/{display(path.relative_to(repo).as_posix())}", error,
+                                  submitted_at=when, time_source=how))
             else:
-                self.add(Handin(found.key, source, None, when, "no-notebook",
-                                f"the repository {repo.name} has no .ipynb file", name=found.name,
-                                time_source=how or ""))
+                self.add(Handin(who.key, source, None, when, "no-notebook",
+                                f"the repository {name} has no .ipynb file", name=who.name, time_source=how,
+                                lms=who.lms, lms_id=who.lms_id))
             return
         link, notebook = chosen[0]
-        relative = link.relative_to(repo).as_posix()
-        handin = Handin(found.key, f"{source}/{relative}", notebook, when or _mtime(notebook), name=found.name,
-                        time_source=how or "file modified")
-        self.check_assignment(handin)
-        self.add(handin)
-        self.intake.ignored += [f"{source}/{p.relative_to(repo).as_posix()}" for p, _ in candidates if p != link]
+        companions = _companions(link.parent, repo)
+        self.add(Handin(who.key, f"{source}/{display(link.relative_to(repo).as_posix())}", notebook, when,
+                        name=who.name, time_source=how, lms=who.lms, lms_id=who.lms_id, companions=companions))
+        self.intake.ignored += [f"{source}/{display(p.relative_to(repo).as_posix())}"
+                                for p, _ in candidates if p != link]
 
-    def gradescope(self, root, folder, times, label):
+    def gradescope(self, root, folder, label):
         """A Gradescope "Export submissions" folder: submission_metadata.yml names the submitters."""
         try:
-            text = files.read_capped(folder / GRADESCOPE_METADATA).decode("utf-8")
+            text = files.read_capped(folder / GRADESCOPE_METADATA, limit=10 * 1024 * 1024).decode("utf-8")
             metadata = yaml.safe_load(text) or {}
-        except (yaml.YAMLError, UnicodeDecodeError, UnsafeFile) as error:
-            raise IntakeError(f"{folder / GRADESCOPE_METADATA}: unreadable ({error})") from None
+        except (yaml.YAMLError, UnicodeDecodeError, UnsafeFile, RecursionError) as error:
+            raise IntakeError(f"{display(folder / GRADESCOPE_METADATA)}: unreadable ({str(error)[:200]})") from None
         if not isinstance(metadata, dict):
-            raise IntakeError(f"{folder / GRADESCOPE_METADATA}: not a Gradescope submission list")
+            raise IntakeError(f"{display(folder / GRADESCOPE_METADATA)}: not a Gradescope submission list")
         for key in sorted(metadata, key=str):
             entry = metadata[key] if isinstance(metadata[key], dict) else {}
             people = [_gradescope_identity(s) for s in entry.get(":submitters") or [] if isinstance(s, dict)]
-            people = [p for p in people if p] or [identity.Identity(f"gradescope:{key}", str(key), "gradescope")]
+            people = [p for p in people if p] or [identity.Identity(f"gradescope:{display(key)}", display(key),
+                                                                    "gradescope")]
             created = entry.get(":created_at")
-            submitted_at = _iso(created) if isinstance(created, datetime) else (str(created) if created else None)
+            submitted_at = _iso(created) if isinstance(created, datetime) else (str(created)[:40] if created else None)
             submission = folder / str(key)
-            notebooks = []
-            if submission.is_dir() and not submission.is_symlink():
-                notebooks = [p for p in _files_in(submission) if p.suffix.lower() in NOTEBOOK_SUFFIXES]
             for person in people:
-                if not notebooks:
-                    self.add(Handin(person.key, _source(label, str(key)), None, submitted_at, "no-notebook",
-                                    f"Gradescope submission {key} has no notebook", name=person.name,
-                                    email=person.email, time_source="Gradescope created_at"))
-                for notebook in notebooks:
-                    relative = notebook.relative_to(root).as_posix()
-                    self.file(notebook, relative, _source(label, relative), times, found=person,
-                              submitted_at=submitted_at, time_source="Gradescope created_at")
+                if not (submission.is_dir() and not submission.is_symlink()):
+                    self.add(Handin(person.key, _source(label, display(key)), None, submitted_at, "no-notebook",
+                                    f"Gradescope submission {display(key)} has no notebook", name=person.name,
+                                    email=person.email, time_source="Gradescope's created_at", lms="gradescope",
+                                    lms_id=person.lms_id))
+                    continue
+                for path in _files_in(submission):
+                    relative = display(path.relative_to(root).as_posix())
+                    if path.suffix.lower() in NOTEBOOK_SUFFIXES:
+                        self.found.append(_Found(path, _source(label, relative), person, display(path.name),
+                                                 f"{submission}:{person.key}", submitted_at,
+                                                 "Gradescope's created_at"))
+                if not any(f.group == f"{submission}:{person.key}" for f in self.found):
+                    self.add(Handin(person.key, _source(label, display(key)), None, submitted_at, "no-notebook",
+                                    f"Gradescope submission {display(key)} has no notebook", name=person.name,
+                                    email=person.email, time_source="Gradescope's created_at", lms="gradescope",
+                                    lms_id=person.lms_id))
 
-    def junk(self, path, relative, kind, label):
+    def junk(self, path, relative, kind, label, owner=None):
         """macOS resource forks and hidden files are never hand-ins; the students they name still get a row."""
         parts = [p.removeprefix("._") for p in PurePosixPath(relative).parts if p != "__MACOSX"]
         if parts:
-            found = identity.lms_identity(PurePosixPath(*parts))
-            if found:
+            found = owner or identity.moodle_folder(parts[0]) if len(parts) > 1 else owner
+            if found is None and len(parts) == 1:
+                found = identity.canvas_file(parts[0]) or identity.moodle_file(parts[0])
+            if found is not None and found.lms in ("canvas", "moodle"):
                 self.junk_only.setdefault(found.key, (found, _source(label, relative)))
         if kind == "dir" and path.name == "__MACOSX":
             for child, child_kind in files.entries(path):
-                self.junk(child, f"{relative}/{child.name}", child_kind, label)
+                self.junk(child, f"{relative}/{display(child.name)}", child_kind, label)
 
-    # --- bookkeeping ------------------------------------------------------------------------------
-
-    def identity(self, relative, owner=None):
-        if owner is not None and identity.lms_identity(relative) is None and not (
-                self.options.student_pattern and identity.pattern_identity(relative, self.options.student_pattern)):
-            return owner
-        return identity.identity_for(relative, self.options.student_pattern)
+    # --- putting each hand-in together ----------------------------------------------------------------
 
     def add(self, handin):
         self.intake.handins.append(handin)
 
-    def check_assignment(self, handin):
-        """A notebook whose metadata names another assignment is not graded against this one."""
-        if handin.status is not None or handin.path is None or handin.path.suffix.lower() != ".ipynb":
-            return
-        try:
-            metadata = json.loads(files.read_capped(handin.path).decode("utf-8-sig")).get("metadata") or {}
-            named = (metadata.get("autograder") or {}).get("assignment")
-        except (ValueError, AttributeError, UnsafeFile):
-            return                       # grading says what is wrong with it
-        if isinstance(named, str) and named and named != self.options.assignment_id:
-            handin.path = None
-            handin.status = "wrong-assignment"
-            handin.message = (f"this notebook is the {named!r} assignment (its metadata says so), not "
-                              f"{self.options.assignment_id!r}: hand in {self.options.notebook_name}")
-
     def finish(self):
+        groups = defaultdict(list)
+        for found in self.found:
+            groups[(found.who.key, found.group)].append(found)
+        for (key, _), members in sorted(groups.items()):
+            notebooks = [f for f in members if f.path.suffix.lower() == ".ipynb"]
+            helpers = [f for f in members if f.path.suffix.lower() == ".py"]
+            if not notebooks:
+                notebooks, helpers = helpers, []
+            companions = tuple((f.original, f.path) for f in helpers
+                               if _companion_ok(f, self.intake))
+            for found in notebooks:
+                handin = Handin(key, found.source, found.path, found.submitted_at, name=found.who.name,
+                                email=found.who.email, late_mark=found.who.late_mark,
+                                time_source=found.time_source or _late_mark_source(found.who),
+                                lms=found.who.lms, lms_id=found.who.lms_id, companions=companions,
+                                file_time=found.file_time)
+                self.check_assignment(handin)
+                self.add(handin)
         have = {h.student for h in self.intake.handins}
         for key, (found, source) in sorted(self.junk_only.items()):
             if key not in have:
                 self.add(Handin(found.key, source, None, None, "no-notebook",
                                 f"only a hidden or macOS resource-fork file ({source.rsplit('/', 1)[-1]}) was "
-                                "handed in, no notebook", name=found.name, late_mark=found.late_mark))
-        self.layout_notes()
+                                "handed in, no notebook", name=found.name, late_mark=found.late_mark,
+                                lms=found.lms, lms_id=found.lms_id))
+        self.layout_notes(groups)
 
-    def layout_notes(self):
+    def check_assignment(self, handin):
+        """A notebook whose metadata names another assignment is not graded against this one."""
+        named = getattr(handin.notebook, "assignment", None)
+        if handin.status is None and named and named != self.options.assignment_id:
+            handin.path, handin.notebook = None, None
+            handin.status = "wrong-assignment"
+            handin.message = (f"this notebook is the {named!r} assignment (its metadata says so), not "
+                              f"{self.options.assignment_id!r}: hand in {self.options.notebook_name}")
+
+    def layout_notes(self, groups):
         stem = PurePosixPath(self.options.notebook_name).stem
-        pattern_hint = "if that is wrong, name students with --student-pattern REGEX"
-        for (root, student), relatives in sorted(self.folders.items()):
-            if student == "":          # files directly in a folder given: each file is a student
-                by_student = defaultdict(list)
-                for relative in relatives:
-                    by_student[identity.plain_stem(relative)].append(relative)
-                for name, group in sorted(by_student.items()):
-                    if len(group) > 1:
-                        self.intake.notes.append(
-                            f"{', '.join(group)}: taken as downloads of one hand-in by {name!r} (the newest counts)")
-                    if name in (stem, self.options.assignment_id):
-                        self.intake.notes.append(
-                            f"{group[0]} is named after the assignment, not a student: graded as student "
-                            f"{name!r}; {pattern_hint}")
+        hint = "if that is wrong, name students with --student-pattern REGEX"
+        per_student = defaultdict(list)
+        for (key, _), members in groups.items():
+            per_student[key] += members
+        for key, members in sorted(per_student.items()):
+            notebooks = [m for m in members if m.path.suffix.lower() == ".ipynb"] or members
+            kinds = {m.who.lms for m in notebooks}
+            if kinds == {"file"} and len(notebooks) > 1:
+                self.intake.notes.append(f"{', '.join(m.source for m in notebooks)}: taken as downloads of one "
+                                         f"hand-in by {members[0].who.name!r} (the newest counts)")
+            if kinds == {"file"} and members[0].who.name in (stem, self.options.assignment_id):
+                self.intake.notes.append(f"{notebooks[0].source} is named after the assignment, not a student: "
+                                         f"graded as student {members[0].who.name!r}; {hint}")
+            if kinds == {"folder"} and len(notebooks) > 1:
+                inner = [PurePosixPath(m.source.split(":", 1)[-1]) for m in notebooks]
+                folders = {p.parent for p in inner}
+                if len(folders) > 1:
+                    self.intake.notes.append(
+                        f"{key}/ holds {len(inner)} notebooks in different folders "
+                        f"({', '.join(sorted(str(f) for f in folders)[:4])}): graded as ONE student, {key!r}, the "
+                        f"newest counting; {hint}, e.g. --student-pattern '(?P<student>[^/]+)/[^/]+$'")
+                elif len({identity.plain_stem(p.name) for p in inner} - {stem}) > 1:
+                    self.intake.notes.append(
+                        f"{key}/ holds {len(inner)} differently named notebooks "
+                        f"({', '.join(sorted(p.name for p in inner)[:4])}): graded as one student, {key!r}, the "
+                        f"newest counting; {hint}")
+
+
+def _companion_ok(found, intake):
+    """A helper module small enough to put beside the notebook, under a plain file name."""
+    name = found.original
+    if "/" in name or name.startswith(".") or not name.isprintable() or len(name.encode()) > 200:
+        intake.notes.append(f"{found.source}: not put beside the notebook (its name cannot be a module's)")
+        return False
+    try:
+        if os.stat(found.path).st_size > MAX_COMPANION_BYTES:
+            intake.notes.append(f"{found.source}: not put beside the notebook (larger than "
+                                f"{MAX_COMPANION_BYTES // 1024} KB)")
+            return False
+    except OSError:
+        return False
+    return True
+
+
+def _companions(folder, repo):
+    """The .py files beside a clone's notebook (regular files inside the clone only)."""
+    found = []
+    for path, kind in files.entries(folder):
+        if kind == "file" and path.suffix.lower() == ".py" and not path.name.startswith("."):
+            try:
+                real = files.checked(path, repo)
+            except UnsafeFile:
                 continue
-            inner = [PurePosixPath(r).relative_to(PurePosixPath(r).parts[0]) for r in relatives]
-            folders_inside = {p.parent for p in inner}
-            names = {identity.plain_stem(p.name) for p in inner}
-            if len(folders_inside) > 1 and len({p.name for p in inner}) < len(inner):
-                self.intake.notes.append(
-                    f"{student}/ holds {len(inner)} notebooks in different folders "
-                    f"({', '.join(sorted(str(f) for f in folders_inside)[:4])}): graded as ONE student, "
-                    f"{student!r}, the newest counting; {pattern_hint}, e.g. "
-                    f"--student-pattern '(?P<student>[^/]+)/[^/]+$'")
-            elif len(names - {stem}) > 1:
-                self.intake.notes.append(
-                    f"{student}/ holds {len(inner)} differently named notebooks "
-                    f"({', '.join(sorted(str(p) for p in inner)[:4])}): graded as one student, {student!r}, "
-                    f"the newest counting; {pattern_hint}")
+            if os.stat(real).st_size <= MAX_COMPANION_BYTES and path.name.isprintable():
+                found.append((path.name, real))
+    return tuple(found)
+
+
+def _read_or_empty(path):
+    try:
+        return files.read_capped(path, limit=MAX_COMPANION_BYTES)
+    except UnsafeFile:
+        return b""
+
+
+def _refused(who, source, error, submitted_at=None, time_source=""):
+    return Handin(who.key, source, None, submitted_at, error.status, str(getattr(error, "message", error)),
+                  name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+                  time_source=time_source or _late_mark_source(who))
+
+
+def _late_mark_source(who):
+    return "Canvas's _LATE_ mark (no time)" if who.lms == "canvas" and who.late_mark else ""
 
 
 def _gradescope_identity(submitter):
-    name = str(submitter.get(":name") or "").strip()
-    email = str(submitter.get(":email") or "").strip()
-    sid = str(submitter.get(":sid") or "").strip()
+    name = display(str(submitter.get(":name") or "").strip())[:200]
+    email = display(str(submitter.get(":email") or "").strip())[:200]
+    sid = display(str(submitter.get(":sid") or "").strip())[:100]
     key = sid or email or name
     if not key:
         return None
@@ -362,6 +601,13 @@ def _regular(path):
         files.checked(path)
         return True
     except UnsafeFile:
+        return False
+
+
+def _real_dir(path):
+    try:
+        return os.path.isdir(path) and not os.path.islink(path)
+    except OSError:
         return False
 
 
@@ -393,27 +639,4 @@ def _mtime(path):
     try:
         return _iso(datetime.fromtimestamp(os.stat(path).st_mtime, tz=timezone.utc).replace(microsecond=0))
     except OSError:
-        return None
-
-
-def _commit_time(repo):
-    """The last commit's time (what the student's git recorded), in UTC.
-
-    Clones owned by another user are still read (safe.directory): only `git log` runs, with no pager,
-    hook or file-system monitor that a repository's config could name.
-    """
-    if not (repo / ".git").exists():
-        return None
-    try:
-        out = subprocess.run(["git", "-c", "core.fsmonitor=false", "-c", "safe.directory=*", "-C", str(repo),
-                              "log", "-1", "--format=%cI"],
-                             capture_output=True, text=True, timeout=30,
-                             env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0 or not out.stdout.strip():
-        return None
-    try:
-        return _iso(datetime.fromisoformat(out.stdout.strip()))
-    except ValueError:
         return None

@@ -3,25 +3,47 @@
 A student is keyed by the LMS's own id whenever the download carries one, so
 two students with the same name never share a row:
 
-  Canvas      `canvas:<user id>`          (file `smithjohn[_LATE]_111_9001_n-queens.ipynb`)
-  Moodle      `moodle:<participant id>`   (folder `Jane Doe_501_assignsubmission_file_/`)
+  Canvas      `canvas:<user id>`            file `smithjohn[_LATE]_111_9001_n-queens.ipynb`
+              `canvas:anon_<anonymous id>`  anonymous grading: `[LATE_]anon_<id>_...`
+  Moodle      `moodle:<participant id>`     folder `Jane Doe_501_assignsubmission_file_/`
   Gradescope  `gradescope:<sid>`, else `gradescope:<email>`, else the name (submission_metadata.yml)
 
 and the display name ("smithjohn", "Jane Doe", "Ada Lovelace") is kept beside
 the key.  GitHub Classroom users, per-student folders and file names are
-unique within their folder already, so they are the key as they are.
+unique within their folder already, so they are the key as they are; such a
+bare key never holds a `:`, so no folder name can pass for an LMS's key.
+
+Names are parsed as each LMS documents its layout, from the end the LMS
+itself wrote: a student chooses their display name (the start of a name) and
+their file's name (its end), never the ids and markers the LMS puts between.
+Only the name the LMS wrote is parsed: a folder or file inside a student's
+own folder is that student's, whatever it is called (intake/collect.py).
 """
 
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-# Canvas "Download submissions": lastfirst[_LATE]_userid_submissionid_original-name
-CANVAS = re.compile(r"^(?P<student>[^_/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$")
-# Moodle "Download all submissions": Full Name_participant_assignsubmission_file_[original]
-MOODLE = re.compile(r"^(?P<student>.+?)_(?P<participant>\d+)_assignsubmission_(?:file|onlinetext)_?(?P<rest>.*)$")
+# Canvas "Download Submissions" (content_zipper.rb): <name>[_LATE]_<user id>_<attachment id>_<file name>
+# for uploads, <name>[_LATE]_<user id>_text.html and _link.html for text and URL entries.  The name
+# may hold underscores; the file name may hold anything.  The LMS's part is `_<digits>_<digits>_`
+# after the name: the FIRST such run, since a student's file name may repeat the pattern.
+CANVAS = re.compile(r"^(?P<student>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$",
+                    re.DOTALL)
+CANVAS_ENTRY = re.compile(r"^(?P<student>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<kind>text|link)\.html$",
+                          re.DOTALL)
+# Anonymous grading: [LATE_]anon_<anonymous id>_<attachment id>_<file name> (or _text.html, _link.html).
+CANVAS_ANONYMOUS = re.compile(r"^(?P<late>LATE_)?anon_(?P<anonymous>[A-Za-z0-9]+)_"
+                              r"(?:(?P<submission>\d+)_(?P<original>.+)|(?P<kind>text|link)\.html)$", re.DOTALL)
+# Moodle "Download all submissions": <Full Name>_<participant id>_assignsubmission_<plugin>_[<file name>].
+# The full name is the student's and may itself contain `_12_assignsubmission_file_`; the marker the
+# LMS wrote is the LAST one in a folder name (which ends with it) ...
+MOODLE_FOLDER = re.compile(r"^(?P<student>.+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>file|onlinetext)_?$",
+                           re.DOTALL)
+# ... and, in a flat download, the FIRST one after a name that cannot hold it (see moodle_file).
+MOODLE_MARK = re.compile(r"_(?P<participant>\d+)_assignsubmission_(?P<plugin>file|onlinetext)_")
 # A browser's second download of the same file: "n-queens (1).ipynb".
-_DUPLICATE = re.compile(r"^(?P<stem>.+?)(?: \(\d+\))?$")
+_DUPLICATE = re.compile(r"^(?P<stem>.+?)(?: \(\d+\))?$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -32,6 +54,8 @@ class Identity:
     lms_id: str = ""          # the LMS's own id (Canvas user id, Moodle participant, Gradescope SID)
     late_mark: bool | None = None   # the LMS's own verdict on lateness (Canvas names say _LATE), None: unknown
     email: str = ""
+    original: str = ""        # the file's own name, as the student named it (after the LMS's prefix)
+    entry: str = ""           # canvas: "text" or "link" for a text or URL entry (an HTML file, not a hand-in)
 
 
 def plain_stem(name):
@@ -39,56 +63,78 @@ def plain_stem(name):
     return _DUPLICATE.match(PurePosixPath(name).stem).group("stem")
 
 
-def lms_identity(relative_path):
-    """The Identity an LMS file or folder name carries, or None."""
-    path = PurePosixPath(relative_path)
-    for part in path.parts:
-        match = MOODLE.match(part)
-        if match:
-            participant = match.group("participant")
-            return Identity(f"moodle:{participant}", match.group("student").strip(), "moodle", participant)
-    match = CANVAS.match(path.name)
+def bare(text):
+    """A key made of a name a person or a tool chose: never one an LMS key could be."""
+    return text.replace(":", "_").strip() or "_"
+
+
+def canvas_file(name):
+    """The Identity a Canvas download's file name carries, or None."""
+    match = CANVAS_ANONYMOUS.match(name)
     if match:
-        user = match.group("user")
-        return Identity(f"canvas:{user}", match.group("student"), "canvas", user,
-                        late_mark=bool(match.group("late")))
+        anonymous = match.group("anonymous")
+        return Identity(f"canvas:anon_{anonymous}", f"anonymous {anonymous}", "canvas", f"anon_{anonymous}",
+                        late_mark=bool(match.group("late")), original=match.group("original") or "",
+                        entry=match.group("kind") or "")
+    match = CANVAS_ENTRY.match(name)
+    if match:
+        return Identity(f"canvas:{match.group('user')}", match.group("student"), "canvas", match.group("user"),
+                        late_mark=bool(match.group("late")), entry=match.group("kind"))
+    match = CANVAS.match(name)
+    if match:
+        return Identity(f"canvas:{match.group('user')}", match.group("student"), "canvas", match.group("user"),
+                        late_mark=bool(match.group("late")), original=match.group("original"))
     return None
+
+
+def canvas_prefix(name):
+    """`name[_LATE]_userid_submissionid_` of a Canvas upload's file name (what Canvas pairs feedback by), or None."""
+    found = canvas_file(name)
+    if found is None or not found.original:
+        return None
+    return name[:len(name) - len(found.original)]
+
+
+def moodle_folder(name):
+    """The Identity a Moodle submission folder's name carries (it ends with the LMS's marker), or None."""
+    match = MOODLE_FOLDER.match(name)
+    if not match:
+        return None
+    return Identity(f"moodle:{match.group('participant')}", match.group("student").strip(), "moodle",
+                    match.group("participant"))
+
+
+def moodle_file(name):
+    """The Identity of a flat Moodle download's file (`Full Name_501_assignsubmission_file_n-queens.ipynb`), or None.
+
+    Both ends are the student's: their full name and their file's name. Moodle
+    writes the full name without underscores (it replaces them with spaces
+    when it names files), so the first marker is the LMS's.
+    """
+    match = MOODLE_MARK.search(name)
+    if not match or match.start() == 0:
+        return None
+    return Identity(f"moodle:{match.group('participant')}", name[:match.start()].strip(), "moodle",
+                    match.group("participant"), original=name[match.end():])
 
 
 def pattern_identity(relative_path, pattern):
     """The Identity a --student-pattern finds in the path, or None when it does not match."""
     match = re.search(pattern, str(PurePosixPath(relative_path)))
     if match and match.group("student"):
-        return Identity(match.group("student"), match.group("student"), "pattern")
+        return Identity(bare(match.group("student")), match.group("student"), "pattern")
     return None
 
 
-def student_for(relative_path, pattern=None):
-    """The student key of a file, from its path relative to the folder given.
-
-    `pattern` (a regular expression with a `student` group, searched in the
-    path) overrides the built-in rules: Moodle folder or file names, Canvas
-    file names, the first folder under the folder given (one folder per
-    student), else the file name itself (`alice.ipynb` is alice).
-    """
-    return identity_for(relative_path, pattern).key
+def folder_identity(name):
+    """A student's folder as the LMS or the instructor named it: a Moodle folder, else the folder's name."""
+    return moodle_folder(name) or Identity(bare(name), name, "folder")
 
 
-def identity_for(relative_path, pattern=None):
-    path = PurePosixPath(relative_path)
-    if pattern is not None:
-        found = pattern_identity(path, pattern)
-        if found:
-            return found
-    found = lms_identity(path)
+def file_identity(name):
+    """A file as the LMS or the instructor named it: a Canvas or flat Moodle name, else its stem."""
+    found = canvas_file(name) or moodle_file(name)
     if found:
         return found
-    if len(path.parts) > 1:
-        return Identity(path.parts[0], path.parts[0], "folder")
-    stem = plain_stem(path.name)
-    return Identity(stem, stem, "file")
-
-
-def from_lms(relative_path):
-    """True when the name says an LMS made it (so a stray non-notebook is a wrong hand-in)."""
-    return lms_identity(relative_path) is not None
+    stem = plain_stem(name)
+    return Identity(bare(stem), stem, "file", original=name)

@@ -1,68 +1,241 @@
-"""Unpack an LMS zip inside the output folder, refusing what is unsafe.
+"""Unpack an LMS zip inside the output folder, refusing what is unsafe and naming nothing a student chose as is.
 
 An entry whose name is absolute, climbs out with `..`, is a symbolic link or
 is larger than the limits is not written; it is reported, so its student
-still gets a row.
+still gets a row.  An entry name is data: control characters become `_`,
+a component too long for the file system is shortened (with a hash, so two
+long names stay two files), and a name that says it is UTF-8 but is not is
+repaired in a private copy of the archive instead of making the whole zip
+unreadable.  Entry times are not kept: an LMS writes every entry with the
+time of the download, which says nothing about when a student handed in.
 """
 
+import hashlib
+import shutil
 import stat
+import struct
+import unicodedata
 import zipfile
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import PurePosixPath
 
 MAX_ENTRY_BYTES = 50 * 1024 * 1024
 MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
 MAX_ENTRIES = 20_000
+MAX_DEPTH = 32                  # folders inside an archive; LMS downloads use one or two
+MAX_COMPONENT_BYTES = 200       # below the file system's 255, leaving room for a hash suffix
+_UTF8_FLAG = 0x800
+
+
+class UnusableZip(Exception):
+    """The archive as a whole cannot be read; `status` is the gradebook's short reason."""
+
+    def __init__(self, message, status="invalid-zip"):
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
 class Refused:
-    name: str
+    name: str           # the entry's name, made printable
     status: str
     message: str
 
 
-def unpack(archive, target):
-    """Extract `archive` into `target`; returns (extracted {relative path: time}, refused entries)."""
-    extracted, refused, total = {}, [], 0
-    with zipfile.ZipFile(archive) as bundle:
+@dataclass
+class Unpacked:
+    files: dict         # relative path on disk -> the entry's name in the archive (printable)
+    refused: list       # Refused
+    renamed: dict       # relative path on disk -> the entry's name, where the two differ
+
+
+def unpack(archive, target, scratch):
+    """Extract `archive` into `target`; `scratch` is a private folder for a repaired copy if one is needed."""
+    bundle = _open(archive, scratch)
+    files, refused, renamed, total = {}, [], {}, 0
+    with bundle:
         entries = bundle.infolist()
         if len(entries) > MAX_ENTRIES:
-            raise zipfile.BadZipFile(f"it has {len(entries)} entries; the limit is {MAX_ENTRIES}")
+            raise UnusableZip(f"it has {len(entries)} entries; the limit is {MAX_ENTRIES}", "too-large")
+        taken = set()
         for entry in entries:
-            name = entry.filename
             if entry.is_dir():
                 continue
-            problem = _problem(entry)
+            name = _entry_name(entry)
+            shown = printable(name)
+            problem = _problem(entry, shown)
             if problem is None and total + entry.file_size > MAX_TOTAL_BYTES:
                 problem = ("too-large", "the archive unpacks to more than the limit; this entry was not unpacked")
+            relative = None if problem else _disk_path(name, taken)
+            if relative is None and problem is None:
+                problem = ("unsafe-path", f"the zip entry {shown!r} is nested too deeply; it was not unpacked")
             if problem:
-                refused.append(Refused(name, *problem))
+                refused.append(Refused(shown, *problem))
                 continue
-            destination = target.joinpath(*PurePosixPath(name).parts)
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination = target.joinpath(*PurePosixPath(relative).parts)
             try:
-                written = _copy_capped(bundle, entry, destination)
-            except zipfile.BadZipFile as error:
-                refused.append(Refused(name, "invalid-zip", f"this entry is damaged: {error}"))
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                total += _copy_capped(bundle, entry, destination)
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError, ValueError) as error:
+                refused.append(Refused(shown, "invalid-zip", f"this entry could not be unpacked: {error}"))
                 destination.unlink(missing_ok=True)
                 continue
-            total += written
-            extracted[str(PurePosixPath(name))] = _entry_time(entry)
-    return extracted, refused
+            files[relative] = shown
+            if relative != shown.replace("\\", "/"):
+                renamed[relative] = shown
+    return Unpacked(files, refused, renamed)
 
 
-def _problem(entry):
+def _entry_name(entry):
+    """The entry's name; one without the UTF-8 flag whose bytes are UTF-8 anyway (Windows, older tools) as such."""
+    if entry.flag_bits & _UTF8_FLAG:
+        return entry.filename
+    try:
+        return entry.filename.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return entry.filename
+
+
+def _open(archive, scratch):
+    try:
+        return zipfile.ZipFile(archive)
+    except UnicodeDecodeError:
+        pass                    # an entry flagged UTF-8 whose name is not: repair a copy (below)
+    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, ValueError, struct.error) as error:
+        raise UnusableZip(f"it is not a usable zip file ({error})") from None
+    copy = scratch / f"repaired-{hashlib.sha256(str(archive).encode()).hexdigest()[:12]}.zip"
+    try:
+        shutil.copyfile(archive, copy)
+        _repair_names(copy)
+        return zipfile.ZipFile(copy)
+    except (zipfile.BadZipFile, UnicodeDecodeError, NotImplementedError, OSError, EOFError, ValueError,
+            struct.error) as error:
+        raise UnusableZip(f"it is not a usable zip file ({error})") from None
+
+
+def _repair_names(path):
+    """In place: each name flagged UTF-8 that is not valid UTF-8 gets `_` for its bad bytes (same length).
+
+    Both copies of the name change, the central directory's and the entry's
+    local header's, so zipfile reads the archive and every entry as usual.
+    """
+    with open(path, "r+b") as handle:
+        end = zipfile._EndRecData(handle)
+        if not end:
+            raise zipfile.BadZipFile("no end of central directory")
+        size, offset = end[zipfile._ECD_SIZE], end[zipfile._ECD_OFFSET]
+        concat = end[zipfile._ECD_LOCATION] - size - offset
+        if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
+            concat -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+        position = offset + concat
+        stop = position + size
+        while position < stop:
+            handle.seek(position)
+            header = handle.read(zipfile.sizeCentralDir)
+            fields = struct.unpack(zipfile.structCentralDir, header)
+            name_length = fields[zipfile._CD_FILENAME_LENGTH]
+            extra_length, comment_length = fields[zipfile._CD_EXTRA_FIELD_LENGTH], fields[zipfile._CD_COMMENT_LENGTH]
+            name = handle.read(name_length)
+            extra = handle.read(extra_length)
+            if fields[zipfile._CD_FLAG_BITS] & _UTF8_FLAG and not _is_utf8(name):
+                fixed = _mend(name)
+                handle.seek(position + zipfile.sizeCentralDir)
+                handle.write(fixed)
+                local = _local_header_offset(fields, extra) + concat
+                handle.seek(local + zipfile.sizeFileHeader)
+                if handle.read(name_length) == name:
+                    handle.seek(local + zipfile.sizeFileHeader)
+                    handle.write(fixed)
+            position += zipfile.sizeCentralDir + name_length + extra_length + comment_length
+
+
+def _local_header_offset(fields, extra):
+    offset = fields[zipfile._CD_LOCAL_HEADER_OFFSET]
+    if offset != 0xFFFFFFFF:
+        return offset
+    # ZIP64: the real offset is in the extra field 0x0001, after the sizes that overflowed.
+    index = 0
+    while index + 4 <= len(extra):
+        tag, length = struct.unpack("<HH", extra[index:index + 4])
+        if tag == 1:
+            values = extra[index + 4:index + 4 + length]
+            skip = 8 * sum(1 for f in (zipfile._CD_UNCOMPRESSED_SIZE, zipfile._CD_COMPRESSED_SIZE)
+                           if fields[f] == 0xFFFFFFFF)
+            return struct.unpack("<Q", values[skip:skip + 8])[0]
+        index += 4 + length
+    raise zipfile.BadZipFile("a ZIP64 entry without its offset")
+
+
+def _is_utf8(data):
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _mend(data):
+    """Same length: every byte that is not part of valid UTF-8 becomes `_`."""
+    out, index = bytearray(), 0
+    while index < len(data):
+        try:
+            data[index:].decode("utf-8")
+            out += data[index:]
+            break
+        except UnicodeDecodeError as error:
+            out += data[index:index + error.start] + b"_" * (error.end - error.start)
+            index += error.end
+    return bytes(out)
+
+
+def printable(text, limit=300):
+    """A name as people may read it: no control characters, no lone surrogates, bounded."""
+    text = "".join("_" if _unprintable(c) else c for c in text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _unprintable(char):
+    return unicodedata.category(char) in ("Cc", "Cs", "Cf") and char not in "\u200d"
+
+
+def _problem(entry, shown):
     path = PurePosixPath(entry.filename.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
-        return ("unsafe-path", f"the zip entry {entry.filename!r} points outside the archive; it was not unpacked")
+        return ("unsafe-path", f"the zip entry {shown!r} points outside the archive; it was not unpacked")
     if stat.S_ISLNK(entry.external_attr >> 16):
-        return ("unsafe-path", f"the zip entry {entry.filename!r} is a symbolic link; it was not unpacked")
+        return ("unsafe-path", f"the zip entry {shown!r} is a symbolic link; it was not unpacked")
     if entry.file_size > MAX_ENTRY_BYTES:
-        return ("too-large", f"{entry.filename!r} is {entry.file_size // 2**20} MB; the limit is "
+        return ("too-large", f"{shown!r} is {entry.file_size // 2**20} MB; the limit is "
                              f"{MAX_ENTRY_BYTES // 2**20} MB")
     return None
+
+
+def _disk_path(name, taken):
+    """Where an entry goes under the target: each component printable and short enough; None if too deep."""
+    parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".")]
+    if not parts or len(parts) > MAX_DEPTH:
+        return None
+    parts = [_component(p) for p in parts]
+    relative = "/".join(parts)
+    stem, number = relative, 1
+    while relative in taken:       # two names made the same by the cleaning stay two files
+        number += 1
+        head, dot, suffix = stem.rpartition(".")
+        relative = f"{head}-{number}.{suffix}" if dot and "/" not in suffix else f"{stem}-{number}"
+    taken.add(relative)
+    return relative
+
+
+def _component(part):
+    clean = printable(part, limit=10_000).replace("/", "_")
+    if clean in (".", ".."):
+        clean = "_"
+    if len(clean.encode("utf-8")) <= MAX_COMPONENT_BYTES:
+        return clean
+    digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    suffix = PurePosixPath(clean).suffix[:16]
+    head = clean.encode("utf-8")[:MAX_COMPONENT_BYTES - len(suffix) - 12].decode("utf-8", "ignore")
+    return f"{head}-{digest}{suffix}"
 
 
 def _copy_capped(bundle, entry, destination):
@@ -77,15 +250,7 @@ def _copy_capped(bundle, entry, destination):
     return written
 
 
-def _entry_time(entry):
-    try:
-        return datetime(*entry.date_time).isoformat()
-    except ValueError:
-        return None
-
-
 def safe_name(text):
     """A folder name for an archive's contents."""
     keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
-    return keep.strip("._") or "archive"
-
+    return keep.strip("._")[:MAX_COMPONENT_BYTES] or "archive"

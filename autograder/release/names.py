@@ -2,7 +2,7 @@
 
 from pathlib import PurePosixPath
 
-from ..intake.identity import CANVAS, MOODLE
+from ..intake import identity
 
 def _file_name(source):
     """The hand-in's own file name: the part after a zip's "name.zip:" label and any folders."""
@@ -16,22 +16,21 @@ def _zip_label(source):
 
 def canvas_prefix(source):
     """`lastfirst[_LATE]_userid_submissionid_` when the hand-in came from a Canvas download, else None."""
-    match = CANVAS.match(_file_name(source))
-    return match.string[:match.start("original")] if match else None
+    return identity.canvas_prefix(_file_name(source))
 
 
 def canvas_user_id(source):
-    match = CANVAS.match(_file_name(source))
-    return match.group("user") if match else ""
+    found = identity.canvas_file(_file_name(source))
+    return found.lms_id if found else ""
 
 
 def moodle_folder(source):
-    """`Full Name_123_assignsubmission_file_` when the hand-in came from a Moodle download, else None."""
+    """`Full Name_123_assignsubmission_file_` when the hand-in came from a Moodle download, else None.
+
+    Only the top folder is the one Moodle wrote; a folder inside it is the student's own."""
     path = source.split(":", 1)[-1] if _zip_label(source) else source
-    for part in PurePosixPath(path).parts:
-        if MOODLE.match(part):
-            return part
-    return None
+    parts = PurePosixPath(path).parts
+    return parts[0] if parts and identity.moodle_folder(parts[0]) else None
 
 
 def classroom_repository(source):
