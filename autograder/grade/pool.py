@@ -36,8 +36,7 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
                 return None
             if started is not None:
                 started(handin)
-            cells = handin.notebook.cells if getattr(handin, "notebook", None) is not None else None
-            return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings, cells=cells)
+            return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings)
         except Exception as error:  # noqa: BLE001 - one hand-in's failure is its own row, never the run's end
             return grader_error(assignment, handin, error)
         finally:

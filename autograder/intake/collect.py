@@ -79,7 +79,8 @@ class Handin:
     lms_id: str = ""                   # the LMS's own id of the student, when it gave one
     companions: tuple = ()             # ((file name beside the notebook, Path), ...): the hand-in's other .py files
     file_time: str | None = None       # a file's modification time: orders two downloads, never judges lateness
-    notebook: object = field(default=None, repr=False, compare=False)   # cells.Notebook, once read
+    assignment: str | None = None      # the assignment its metadata names, when it names one
+    language: str | None = None        # its kernel's language, when it names one
 
     def __post_init__(self):
         self.name = self.name or self.student
@@ -97,9 +98,12 @@ class Handin:
         self.sha256 = digest.hexdigest()
         if data and self.path.suffix.lower() in NOTEBOOK_SUFFIXES:
             try:
-                self.notebook = parse(data, self.path.name)
+                notebook = parse(data, self.path.name)
             except SubmissionError as error:
                 self.status, self.message = error.status, str(error)
+            else:                     # what the metadata says; the cells are read again when it runs, so a
+                self.assignment = notebook.assignment      # class of thousands costs no memory while it waits
+                self.language = notebook.language
 
 
 @dataclass
@@ -498,9 +502,9 @@ class _Walk:
 
     def check_assignment(self, handin):
         """A notebook whose metadata names another assignment is not graded against this one."""
-        named = getattr(handin.notebook, "assignment", None)
+        named = handin.assignment
         if handin.status is None and named and named != self.options.assignment_id:
-            handin.path, handin.notebook = None, None
+            handin.path = None
             handin.status = "wrong-assignment"
             handin.message = (f"this notebook is the {named!r} assignment (its metadata says so), not "
                               f"{self.options.assignment_id!r}: hand in {self.options.notebook_name}")
