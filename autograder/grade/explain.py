@@ -37,6 +37,10 @@ SUBMISSION_STATUS = {
                   "that file."),
     "invalid-zip": ("Your zip file could not be opened.",
                     "Hand in the .ipynb file itself, or make the zip again from the notebook."),
+    "wrong-language": ("Your notebook runs another language than Python (its kernel says so), so nothing in it "
+                       "was run.",
+                       "Open the assignment's notebook from its Colab badge, which runs Python, and write your "
+                       "code there; then hand in that notebook."),
     "no-notebook": ("No notebook (.ipynb) was found in your hand-in.",
                     "Check that your notebook is in the repository (commit and push it) or in the zip, "
                     "with the .ipynb extension."),

@@ -62,7 +62,7 @@ ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), 
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
-               "late", "penalty", "late_note", "source", "handins", "isolation")
+               "time_source", "late", "penalty", "late_note", "source", "handins", "isolation")
 
 
 class GradebookError(AutograderError):
@@ -274,7 +274,7 @@ class Gradebook:
         """One GradeRow per student, the counted hand-in's, ordered by student."""
         rows = self.db.execute(
             "SELECT s.student, s.assignment, s.score, s.max_score, s.status, s.message, s.name, s.submitted_at, "
-            "s.late, s.penalty, s.late_note, s.source, (SELECT COUNT(*) FROM submissions t "
+            "s.time_source, s.late, s.penalty, s.late_note, s.source, (SELECT COUNT(*) FROM submissions t "
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
             # The isolation layer of the run that graded it: "none" marks an unprotected grading.
             "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id) "
@@ -285,7 +285,8 @@ class Gradebook:
     @_one_line_errors
     def export_csv(self, assignment, path):
         rows = [(r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.message or "",
-                 r.name or r.student, r.handed_in_at or "", late_word(r.late), f"{r.penalty or 0:g}",
+                 r.name or r.student, r.handed_in_at or "", r.time_source or "", late_word(r.late),
+                 f"{r.penalty or 0:g}",
                  r.late_note or "", r.source or "", r.handins, r.isolation or "")
                 for r in self.grades(assignment)]
         path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
@@ -302,6 +303,7 @@ class GradeRow:
     message: str | None
     name: str | None
     handed_in_at: str | None
+    time_source: str | None       # where handed_in_at (or the late mark) came from, for people
     late: int | None              # 1 late, 0 on time, None: nothing says
     penalty: float | None
     late_note: str | None
@@ -320,4 +322,4 @@ def _flag(value):
 
 # Statuses of hand-ins that had nothing to grade; a gradable hand-in beats them even if older.
 UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "wrong-file-type", "unsafe-path", "too-large",
-              "invalid-zip", "no-notebook", "wrong-assignment"}
+              "invalid-zip", "no-notebook", "wrong-assignment", "wrong-language"}
