@@ -585,3 +585,21 @@ def test_a_mistyped_path_leaves_no_output_folder_behind(tmp_path):
     result = run(tmp_path / "out", tmp_path / "no-such-folder")
     assert result.exit_code == 1 and "no such file or folder" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_moodle_as_it_writes_today_folders_without_a_trailing_underscore_online_text_and_blind_marking(tmp_path):
+    """downloader.php: <Full Name>_<participant>_assignsubmission_<plugin>/ (folders on, the default);
+    online text as onlinetext.html; "Participant" under blind marking; a folder with no notebook is a row."""
+    archive = tmp_path / "CS101-N-Queens-42.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "Jane Doe_1234567_assignsubmission_file/n-queens.ipynb")
+        add(bundle, b"x = 1\n", "Jane Doe_1234567_assignsubmission_file/src/util.py")
+        add(bundle, b"<p>hi</p>", "Jane Doe_1234567_assignsubmission_onlinetext/onlinetext.html")
+        add(bundle, b"<p>I could not do it</p>", "Raj Patel_1234568_assignsubmission_onlinetext/onlinetext.html")
+        add(bundle, b"%PDF-1.4", "Ann Lee_1234569_assignsubmission_file/report.pdf")
+        add(bundle, ALICE, "Participant_1234570_assignsubmission_file/n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", archive)
+    assert (rows["moodle:1234567"]["score"], rows["moodle:1234567"]["handins"]) == ("5", "1")
+    assert rows["moodle:1234570"]["score"] == "5"
+    assert rows["moodle:1234568"]["status"] == "no-notebook" and "online text" in rows["moodle:1234568"]["message"]
+    assert rows["moodle:1234569"]["status"] == "no-notebook" and "report.pdf" in rows["moodle:1234569"]["message"]

@@ -180,6 +180,7 @@ class _Walk:
         self.prefix = options.classroom_prefix or f"{options.assignment_id}-"
         self.junk_only = {}            # LMS identities seen in ignored files (macOS forks, dotfiles)
         self.found = []                # _Found, put together into hand-ins by finish()
+        self.seen = {}                 # LMS key -> (Identity, source, what): every student an LMS name names
         self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
         self.zips = 0
 
@@ -261,9 +262,11 @@ class _Walk:
 
     # --- one student's things ------------------------------------------------------------------------
 
-    def student_folder(self, folder, relative, who, label, group_root):
+    def student_folder(self, folder, relative, who, label, group_root, group=None):
         """Everything under a student's folder is that student's: files, folders, zips (unpacked as theirs)."""
-        group = f"{group_root}:{relative}"
+        if group is None:             # the student's own folder, not one inside it: one hand-in
+            group = f"{group_root}:{relative}"
+            self.saw(who, _source(label, relative), "online text" if who.entry == "onlinetext" else None)
         for path, kind in files.entries(folder):
             inner = f"{relative}/{display(path.name)}"
             if self.excluded(path):
@@ -271,7 +274,7 @@ class _Walk:
             elif path.name in SKIPPED_PARTS or path.name.startswith("."):
                 self.junk(path, inner, kind, label, owner=who)
             elif kind == "dir":
-                self.student_folder(path, inner, who, label, group_root)
+                self.student_folder(path, inner, who, label, group_root, group)
             elif kind == "file" and path.suffix.lower() == ".zip" and label is None:
                 self.zip(path, _source(label, inner), owner=who)
             elif kind == "file" or (kind == "link" and path.suffix.lower() in NOTEBOOK_SUFFIXES):
@@ -282,6 +285,8 @@ class _Walk:
 
     def owned_file(self, path, inner, who, label, group, folder_root, relative):
         who = self.pattern(inner) or who          # the instructor's pattern overrides every built-in rule
+        if who.entry != "onlinetext":
+            self.saw(who, _source(label, inner), display(path.name))
         if not path.suffix.lower() in NOTEBOOK_SUFFIXES:
             self.intake.ignored.append(_source(label, inner))
             return
@@ -297,6 +302,7 @@ class _Walk:
     def top_file(self, path, name, shown, label, group, file_time=None, explicit=False):
         """A file at the top of a folder given or of a zip: the LMS named it, or it is named after its student."""
         who = self.pattern(name) or identity.file_identity(name)
+        self.saw(who, _source(label, shown), PurePosixPath(who.original or name).name)
         if who.entry:               # a Canvas text or URL entry: a row that says so
             kind = "an online text entry" if who.entry == "text" else "a website URL"
             self.add(Handin(who.key, _source(label, shown), None, None, "no-notebook",
@@ -472,6 +478,13 @@ class _Walk:
     def add(self, handin):
         self.intake.handins.append(handin)
 
+    def saw(self, who, source, what):
+        """An LMS names this student; `what` (a file name, "online text") is what they handed in, if known."""
+        if who.lms in ("canvas", "moodle"):
+            entry = self.seen.setdefault(who.key, (who, source, []))
+            if what:
+                entry[2].append(what)
+
     def finish(self):
         groups = defaultdict(list)
         for found in self.found:
@@ -492,6 +505,13 @@ class _Walk:
                 self.check_assignment(handin)
                 self.add(handin)
         have = {h.student for h in self.intake.handins}
+        for key, (who, source, what) in sorted(self.seen.items()):
+            if key not in have:            # an LMS names them, but nothing they handed in is a notebook
+                shown = ", ".join(sorted(set(what))[:3]) + (" ..." if len(set(what)) > 3 else "") or "nothing"
+                self.add(Handin(key, source, None, None, "no-notebook", f"no notebook was handed in ({shown})",
+                                name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+                                time_source=_late_mark_source(who)))
+                have.add(key)
         for key, (found, source) in sorted(self.junk_only.items()):
             if key not in have:
                 self.add(Handin(found.key, source, None, None, "no-notebook",

@@ -24,24 +24,30 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-# Canvas "Download Submissions" (content_zipper.rb): <name>[_LATE]_<user id>_<attachment id>_<file name>
-# for uploads, <name>[_LATE]_<user id>_text.html and _link.html for text and URL entries.  The name
-# may hold underscores; the file name may hold anything.  The LMS's part is `_<digits>_<digits>_`
-# after the name: the FIRST such run, since a student's file name may repeat the pattern.
-CANVAS = re.compile(r"^(?P<student>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$",
-                    re.DOTALL)
-CANVAS_ENTRY = re.compile(r"^(?P<student>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<kind>text|link)\.html$",
-                          re.DOTALL)
-# Anonymous grading: [LATE_]anon_<anonymous id>_<attachment id>_<file name> (or _text.html, _link.html).
-CANVAS_ANONYMOUS = re.compile(r"^(?P<late>LATE_)?anon_(?P<anonymous>[A-Za-z0-9]+)_"
+# Canvas "Download Submissions" (lib/content_zipper.rb): [<name>_][LATE_]<user id>_<attachment id>_<file name>
+# for uploads, [<name>_][LATE_]<user id>_text.html and _link.html for text and URL entries.  <name> is the
+# sortable name, lower-cased, with every non-word character removed; Canvas collapses `_<digits>_` in it
+# "because we use /_\d+_/ to infer the user/attachment ids", so the FIRST `_<digits>_<digits>_` is the
+# LMS's (the file name after it may hold anything).  Older Canvas wrote `late` in lower case.
+CANVAS = re.compile(r"^(?:(?P<student>.*?)_)??(?P<late>LATE_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$",
+                    re.DOTALL | re.IGNORECASE)
+CANVAS_ENTRY = re.compile(r"^(?:(?P<student>.*?)_)??(?P<late>LATE_)?(?P<user>\d+)_(?P<kind>text|link)\.html$",
+                          re.DOTALL | re.IGNORECASE)
+# Anonymous grading: the name and user id become anon_<5 base58 characters> (lib/anonymity.rb).
+_BASE58 = r"[1-9A-HJ-NP-Za-km-z]{5}"
+CANVAS_ANONYMOUS = re.compile(rf"^(?P<late>LATE_)?anon_(?P<anonymous>{_BASE58})_"
                               r"(?:(?P<submission>\d+)_(?P<original>.+)|(?P<kind>text|link)\.html)$", re.DOTALL)
-# Moodle "Download all submissions": <Full Name>_<participant id>_assignsubmission_<plugin>_[<file name>].
-# The full name is the student's and may itself contain `_12_assignsubmission_file_`; the marker the
-# LMS wrote is the LAST one in a folder name (which ends with it) ...
-MOODLE_FOLDER = re.compile(r"^(?P<student>.+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>file|onlinetext)_?$",
+# Moodle "Download all submissions" (mod/assign/classes/downloader.php): a folder
+# <Full Name>_<participant id>_assignsubmission_<plugin> per student (a group's name and id for team
+# submissions; "Participant" under blind marking), or, with folders off, flat files
+# <Full Name>_<participant id>_assignsubmission_<plugin>_<file name>.  Moodle turns underscores in the
+# name into spaces, so in a flat name the FIRST marker is the LMS's; a folder name ends with the
+# marker, so there it is the LAST one (whatever a patched Moodle left in the name).
+MOODLE_FOLDER = re.compile(r"^(?P<student>.*?)(?:_(?P<participant>\d+))?_assignsubmission_(?P<plugin>[a-z][a-z0-9]*)_?$",
                            re.DOTALL)
-# ... and, in a flat download, the FIRST one after a name that cannot hold it (see moodle_file).
-MOODLE_MARK = re.compile(r"_(?P<participant>\d+)_assignsubmission_(?P<plugin>file|onlinetext)_")
+_MOODLE_FOLDER_FROM_THE_END = re.compile(r"^(?P<student>.*)_(?P<participant>\d+)_assignsubmission_"
+                                         r"(?P<plugin>[a-z][a-z0-9]*)_?$", re.DOTALL)
+MOODLE_MARK = re.compile(r"_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z][a-z0-9]*?)_")
 # A browser's second download of the same file: "n-queens (1).ipynb".
 _DUPLICATE = re.compile(r"^(?P<stem>.+?)(?: \(\d+\))?$", re.DOTALL)
 
@@ -76,14 +82,14 @@ def canvas_file(name):
         return Identity(f"canvas:anon_{anonymous}", f"anonymous {anonymous}", "canvas", f"anon_{anonymous}",
                         late_mark=bool(match.group("late")), original=match.group("original") or "",
                         entry=match.group("kind") or "")
+    match = CANVAS.match(name)            # an upload first: its file may be called text.html
+    if match:
+        return Identity(f"canvas:{match.group('user')}", match.group("student") or "", "canvas",
+                        match.group("user"), late_mark=bool(match.group("late")), original=match.group("original"))
     match = CANVAS_ENTRY.match(name)
     if match:
-        return Identity(f"canvas:{match.group('user')}", match.group("student"), "canvas", match.group("user"),
-                        late_mark=bool(match.group("late")), entry=match.group("kind"))
-    match = CANVAS.match(name)
-    if match:
-        return Identity(f"canvas:{match.group('user')}", match.group("student"), "canvas", match.group("user"),
-                        late_mark=bool(match.group("late")), original=match.group("original"))
+        return Identity(f"canvas:{match.group('user')}", match.group("student") or "", "canvas",
+                        match.group("user"), late_mark=bool(match.group("late")), entry=match.group("kind").lower())
     return None
 
 
@@ -97,11 +103,15 @@ def canvas_prefix(name):
 
 def moodle_folder(name):
     """The Identity a Moodle submission folder's name carries (it ends with the LMS's marker), or None."""
-    match = MOODLE_FOLDER.match(name)
+    match = _MOODLE_FOLDER_FROM_THE_END.match(name) or MOODLE_FOLDER.match(name)
     if not match:
         return None
-    return Identity(f"moodle:{match.group('participant')}", match.group("student").strip(), "moodle",
-                    match.group("participant"))
+    who = match.group("student").strip()
+    if match.group("participant") is None:      # a team submission's "Default group": a name, no id
+        return Identity(f"moodle:{bare(who)}", who, "moodle", "",
+                        entry="" if match.group("plugin") == "file" else match.group("plugin"))
+    return Identity(f"moodle:{match.group('participant')}", who, "moodle", match.group("participant"),
+                    entry="" if match.group("plugin") == "file" else match.group("plugin"))
 
 
 def moodle_file(name):
