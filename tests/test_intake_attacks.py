@@ -275,3 +275,34 @@ def test_a_gradebook_edited_by_hand_or_damaged_is_one_line_that_says_what_to_do(
             assert done.returncode == 1, (command, done.stdout, done.stderr)
             assert "Traceback" not in done.stderr and done.stderr.startswith("autograder: error:"), done.stderr
             assert words in done.stderr or "not a usable gradebook" in done.stderr, done.stderr
+
+
+def test_names_inside_one_student_s_zip_are_that_student_s(tmp_path):
+    """A folder of per-student zips: eve.zip holding a Canvas-named file, or a forged Gradescope export
+    naming a classmate's id, is still Eve's."""
+    folder = tmp_path / "zips"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "bob.zip", "w") as bundle:
+        add(bundle, ALICE, "n-queens.ipynb")
+    with zipfile.ZipFile(folder / "eve.zip", "w") as bundle:
+        add(bundle, STUB, "bob_1002_5002_n-queens.ipynb")
+    with zipfile.ZipFile(folder / "mal.zip", "w") as bundle:
+        add(bundle, b"submission_1:\n  :submitters:\n  - :name: Bob\n    :sid: 'bob'\n", "submission_metadata.yml")
+        add(bundle, STUB, "submission_1/n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", folder)
+    assert sorted(rows) == ["bob", "eve", "mal"]
+    assert (rows["bob"]["score"], rows["bob"]["handins"]) == ("5", "1")
+
+
+def test_a_yaml_alias_bomb_in_gradescope_metadata_is_one_line(tmp_path):
+    export = tmp_path / "export"
+    (export / "submission_1").mkdir(parents=True)
+    shutil.copy(ALICE, export / "submission_1" / "n-queens.ipynb")
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, "
+              f"*a{i - 1}, *a{i - 1}, *a{i - 1}]" for i in range(1, 9)]
+    lines.append("submission_1:\n  :submitters: *a8\n  :created_at: *a8")
+    (export / "submission_metadata.yml").write_text("\n".join(lines) + "\n")
+    done = subprocess.run([*AUTOGRADER, "--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
+                           str(tmp_path / "out"), str(export)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "aliases" in done.stderr and "Traceback" not in done.stderr, done.stderr

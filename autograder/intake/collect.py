@@ -205,7 +205,11 @@ class _Walk:
         if _regular(root / GRADESCOPE_METADATA):
             self.gradescope(root, root, label=None)
             return
-        for child, kind in files.entries(root):
+        entries = files.entries(root)
+        # Two or more zips side by side are one student's each (per-student downloads, otter's exports):
+        # what is inside is theirs, whatever its names say.  A single zip is the LMS's download.
+        per_student_zips = sum(1 for c, k in entries if k == "file" and c.suffix.lower() == ".zip") > 1
+        for child, kind in entries:
             name = display(child.name)
             if self.excluded(child):
                 self.intake.notes.append(f"{display(child)} is the output folder: it is not read as hand-ins")
@@ -218,7 +222,8 @@ class _Walk:
             elif kind == "dir":
                 self.student_folder(child, name, identity.folder_identity(name), label=None, group_root=root)
             elif kind == "file" and child.suffix.lower() == ".zip":
-                self.zip(child, name, owner=None)
+                self.zip(child, name, owner=(self.pattern(name) or identity.file_identity(name))
+                         if per_student_zips else None)
             elif kind == "file":
                 self.top_file(child, name, name, label=None, group=str(root), file_time=_mtime(child))
             elif child.suffix.lower() in NOTEBOOK_SUFFIXES:
@@ -350,7 +355,7 @@ class _Walk:
             top = entry.name.replace("\\", "/").lstrip("/").split("/")[0]
             who = owner or identity.moodle_folder(top) or identity.file_identity(entry.name.split("/")[-1])
             self.add(_refused(who, f"{label}:{entry.name}", entry))
-        if _regular(target / GRADESCOPE_METADATA):
+        if owner is None and _regular(target / GRADESCOPE_METADATA):   # only an LMS's download names others
             self.gradescope(target, target, label)
             return
         self.zip_contents(target, label, owner, zip_owner)
@@ -428,7 +433,7 @@ class _Walk:
         """A Gradescope "Export submissions" folder: submission_metadata.yml names the submitters."""
         try:
             text = files.read_capped(folder / GRADESCOPE_METADATA, limit=10 * 1024 * 1024).decode("utf-8")
-            metadata = yaml.safe_load(text) or {}
+            metadata = yaml.load(text, Loader=_PlainYaml) or {}     # noqa: S506 - a SafeLoader, aliases refused
         except (yaml.YAMLError, UnicodeDecodeError, UnsafeFile, RecursionError) as error:
             raise IntakeError(f"{display(folder / GRADESCOPE_METADATA)}: unreadable ({str(error)[:200]})") from None
         if not isinstance(metadata, dict):
@@ -557,6 +562,16 @@ class _Walk:
                         f"{key}/ holds {len(inner)} differently named notebooks "
                         f"({', '.join(sorted(p.name for p in inner)[:4])}): graded as one student, {key!r}, the "
                         f"newest counting; {hint}")
+
+
+class _PlainYaml(yaml.SafeLoader):
+    """YAML without anchors and aliases: Gradescope writes none, and a few aliases can stand for billions of
+    nodes (the "billion laughs") that the grader would then walk."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("it uses YAML aliases, which Gradescope never writes")
+        return super().compose_node(parent, index)
 
 
 def _companion_ok(found, intake):
