@@ -306,3 +306,27 @@ def test_a_yaml_alias_bomb_in_gradescope_metadata_is_one_line(tmp_path):
     done = subprocess.run([*AUTOGRADER, "--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
                            str(tmp_path / "out"), str(export)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "aliases" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_folders_nested_thousands_deep_are_not_walked_to_the_bottom(tmp_path):
+    folder = tmp_path / "in" / "zed"
+    _make_deep(folder, 1500)                      # deeper than Python's recursion limit
+    shutil.copy(ALICE, folder / "n-queens.ipynb")
+    (tmp_path / "in" / "bea").mkdir()
+    shutil.copy(ALICE, tmp_path / "in" / "bea" / "n-queens.ipynb")
+    rows, output = grade(tmp_path / "out", tmp_path / "in")
+    assert rows["zed"]["score"] == "5" and rows["bea"]["score"] == "5"
+    assert "nested more than" in output
+
+
+def _make_deep(folder, levels):
+    """mkdir one level at a time, from inside (a path thousands of levels long is too long to name)."""
+    fd = os.open(folder if folder.exists() else (folder.mkdir(parents=True) or folder), os.O_RDONLY)
+    try:
+        for _ in range(levels):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)

@@ -47,6 +47,7 @@ NOTEBOOK_SUFFIXES = (".ipynb", ".py")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX", ".DS_Store"}
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_COMPANION_BYTES = 1024 * 1024      # a helper module, not a data set
+MAX_DEPTH = zips.MAX_DEPTH             # folders inside a student's folder, clone or zip
 
 
 class IntakeError(AutograderError):
@@ -267,11 +268,15 @@ class _Walk:
 
     # --- one student's things ------------------------------------------------------------------------
 
-    def student_folder(self, folder, relative, who, label, group_root, group=None):
+    def student_folder(self, folder, relative, who, label, group_root, group=None, depth=0):
         """Everything under a student's folder is that student's: files, folders, zips (unpacked as theirs)."""
         if group is None:             # the student's own folder, not one inside it: one hand-in
             group = f"{group_root}:{relative}"
             self.saw(who, _source(label, relative), "online text" if who.entry == "onlinetext" else None)
+        if depth > MAX_DEPTH:
+            self.intake.notes.append(f"{_source(label, relative)}: folders nested more than {MAX_DEPTH} deep "
+                                     "were not read")
+            return
         for path, kind in files.entries(folder):
             inner = f"{relative}/{display(path.name)}"
             if self.excluded(path):
@@ -279,7 +284,7 @@ class _Walk:
             elif path.name in SKIPPED_PARTS or path.name.startswith("."):
                 self.junk(path, inner, kind, label, owner=who)
             elif kind == "dir":
-                self.student_folder(path, inner, who, label, group_root, group)
+                self.student_folder(path, inner, who, label, group_root, group, depth + 1)
             elif kind == "file" and path.suffix.lower() == ".zip" and label is None:
                 self.zip(path, _source(label, inner), owner=who)
             elif kind == "file" or (kind == "link" and path.suffix.lower() in NOTEBOOK_SUFFIXES):
@@ -650,14 +655,17 @@ def _real_dir(path):
         return False
 
 
-def _files_in(folder, links=False):
-    """Files under `folder` (no link to a folder followed); links to files too when `links`."""
+def _files_in(folder, links=False, depth=0):
+    """Files under `folder` (no link to a folder followed, no deeper than MAX_DEPTH); links to files too
+    when `links`."""
     found = []
+    if depth > MAX_DEPTH:
+        return found
     for path, kind in files.entries(folder):
         if path.name in SKIPPED_PARTS or path.name.startswith("."):
             continue
         if kind == "dir":
-            found += _files_in(path, links)
+            found += _files_in(path, links, depth + 1)
         elif kind == "file" or (links and kind in ("link", "other")):
             found.append(path)
     return found
