@@ -1,4 +1,5 @@
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -15,6 +16,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import engines  # noqa: E402,F401  (re-exported for the tests that compare engines)
 STUDENT_PYTHON = ROOT / ".venv-student" / "bin" / "python"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_folder(tmp_path_factory):
+    """A folder every pytest-xdist worker of this run shares (pytest removes it with old runs)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    os.environ["AUTOGRADER_TESTS_SHARED"] = str(shared)
+    return shared
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,9 @@
 """
 
 import atexit
+import fcntl
 import functools
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -45,9 +47,21 @@ def grade(out, *paths, extra=()):
 
 @functools.cache
 def _graded_example_class():
-    folder = Path(tempfile.mkdtemp(prefix="graded-example-class-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    grade(folder / "out", EXAMPLE_SUBMISSIONS)
+    """Graded once per test run, shared by pytest-xdist's workers: the first to get here grades, the rest wait."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run_id is None:                      # a plain pytest run: one process
+        folder = Path(tempfile.mkdtemp(prefix="graded-example-class-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        grade(folder / "out", EXAMPLE_SUBMISSIONS)
+        return folder / "out"
+    # pytest's own folder for this run (conftest.py names it), which pytest removes with old runs.
+    folder = Path(os.environ.get("AUTOGRADER_TESTS_SHARED", tempfile.gettempdir())) / f"graded-class-{run_id}"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)    # released when the file closes
+        if not (folder / "done").exists():
+            grade(folder / "out", EXAMPLE_SUBMISSIONS)
+            (folder / "done").touch()
     return folder / "out"
 
 
