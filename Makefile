@@ -51,11 +51,11 @@ QUICK := not kernel and not browser and not peers and not conditions and not slo
 quick: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -n auto -q -m "$(QUICK)"
 
-# Everything: in parallel (tests that change the checkout's file modes share one worker, in
-# order), then the tests that judge time on a quiet machine, one at a time.
+# Everything: in parallel, then, one at a time, the tests that must have the machine to themselves
+# (they judge time, or change the checkout's own file modes).
 test: $(VENV)/.test-installed $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.installed
 	sh tests/browser/install.sh
-	$(BIN)/python -m pytest -n auto --dist loadgroup -m "not alone"
+	$(BIN)/python -m pytest -n auto -m "not alone"
 	$(BIN)/python -m pytest -m alone
 
 build: install

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 from autograder.core.course import load_course
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checkout-modes")]
+pytestmark = [pytest.mark.slow]
 
 
 def _benchmark(name):
@@ -20,6 +20,7 @@ def _benchmark(name):
     return module
 
 
+@pytest.mark.alone      # it makes the checkout's own hidden folders private while it runs
 def test_grading_in_the_users_layer_inside_the_benchmark_leaves_the_course_readable(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("the users layer needs root")

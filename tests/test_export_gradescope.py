@@ -22,8 +22,6 @@ from autograder.cli.export import export
 from autograder.grade.handin import grade
 from conftest import ROOT
 
-# Its module-scoped fixture is costly: one worker runs the whole module.
-pytestmark = [pytest.mark.xdist_group("gradescope-export")]
 
 EXAMPLES = ROOT / "examples" / "n-queens"
 BIN = Path(sys.executable).parent

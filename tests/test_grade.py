@@ -10,8 +10,6 @@ from autograder.cli.main import main
 from autograder.grade.handin import grade
 from conftest import ROOT, without_colab_badge
 
-# Its module-scoped fixture is costly: one worker runs the whole module.
-pytestmark = [pytest.mark.xdist_group("example-class-graded")]
 
 EXAMPLES = ROOT / "examples" / "n-queens"
 

@@ -17,8 +17,7 @@ from autograder.cli.main import main
 from autograder.engine.sandbox import shared_sandbox
 from conftest import ROOT
 
-# One worker grades the corpus once for the whole module (its fixtures are module-scoped).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hostile-corpus")]
+pytestmark = [pytest.mark.slow]
 
 CORPUS = ROOT / "tests" / "hostile" / "n-queens"
 

@@ -33,7 +33,7 @@ import pytest
 
 from conftest import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checkout-modes")]
+pytestmark = [pytest.mark.slow]
 
 CORPUS = ROOT / "tests" / "hostile" / "n-queens"
 AUTOGRADER = [sys.executable, "-m", "autograder"]
@@ -100,13 +100,20 @@ def _owned_folder(tmp_path, condition, name):
 
 
 @pytest.fixture
-def restore_modes():
-    """The users layer makes the course's hidden folders private; put them back afterwards."""
-    paths = [ROOT / "solutions", ROOT / "autograder" / "assignments"]
-    modes = {p: p.stat().st_mode & 0o7777 for p in paths}
-    yield
-    for path, mode in modes.items():
-        path.chmod(mode)
+def course(tmp_path):
+    """A private copy of the course that every condition's user can read.
+
+    The users layer makes a course's hidden parts private for good (README, Security): grading the
+    checkout itself would take them from the ordinary user of a test running at the same time.
+    """
+    copy = tmp_path / "course"
+    copy.mkdir()
+    shutil.copy(ROOT / "course.toml", copy / "course.toml")
+    for folder in ("solutions", "assignments", "autograder/assignments"):
+        shutil.copytree(ROOT / folder, copy / folder)
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return copy
 
 
 def sandbox_processes(marker):
@@ -132,7 +139,7 @@ def _rows(path):
 
 @pytest.mark.conditions
 @pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
-def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, layer, expect_layer):
+def test_hostile_corpus_under_every_layer(tmp_path, course, condition, layer, expect_layer):
     _skip_unless_possible(condition)
     handins = _owned_folder(tmp_path, condition, "handins")
     for notebook in CORPUS.glob("*.ipynb"):
@@ -142,7 +149,7 @@ def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, la
         for path in handins.iterdir():
             os.chown(path, user.pw_uid, user.pw_gid)
     out = _owned_folder(tmp_path, condition, "out")
-    grader = _launch(condition, ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
+    grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
                                  "--timeout", "1", "--submission-timeout", "20", "--isolation", layer, str(handins)],
                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output, _ = grader.communicate(timeout=600)
@@ -162,7 +169,7 @@ def test_hostile_corpus_under_every_layer(tmp_path, restore_modes, condition, la
 
 
 @pytest.mark.conditions
-def test_users_layer_without_landlock_hides_what_the_grader_keeps(tmp_path, restore_modes):
+def test_users_layer_without_landlock_hides_what_the_grader_keeps(tmp_path, course):
     """File permissions alone (a kernel without Landlock): a hand-in that knows every path finds none readable.
 
     (A whole-disk search could still find other, world-readable copies of a
@@ -174,9 +181,9 @@ def test_users_layer_without_landlock_hides_what_the_grader_keeps(tmp_path, rest
     handins = tmp_path / "handins"
     handins.mkdir()
     shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
-    secrets = [ROOT / "autograder" / "assignments" / "n-queens" / "expected.json",
-               ROOT / "autograder" / "assignments" / "n-queens" / "cases.toml",
-               ROOT / "solutions" / "n-queens" / "n-queens.ipynb",
+    secrets = [course / "autograder" / "assignments" / "n-queens" / "expected.json",
+               course / "autograder" / "assignments" / "n-queens" / "cases.toml",
+               course / "solutions" / "n-queens" / "n-queens.ipynb",
                out / "gradebook.db", handins / "alice.ipynb"]
     probe = ("import os\nLEAKS = []\n"
              f"for path in {[str(p) for p in secrets]!r} + [os.path.join({str(out)!r}, n) for n in "
@@ -192,7 +199,7 @@ def test_users_layer_without_landlock_hides_what_the_grader_keeps(tmp_path, rest
     (handins / "prober.ipynb").write_text(json.dumps(notebook))
     # A first run makes the gradebook exist, so the second one's probe has it to look for.
     for _ in range(2):
-        result = subprocess.run(AUTOGRADER + ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
+        result = subprocess.run(AUTOGRADER + ["--course", str(course), "grade", "--assignment", "n-queens", "--out",
                                               str(out), "--isolation", "users", "--regrade", str(handins)],
                                 cwd=ROOT, capture_output=True, text=True, timeout=300,
                                 env={**os.environ, "AUTOGRADER_LANDLOCK": "0"})
@@ -229,7 +236,7 @@ LOOPER = """{"cells": [{"cell_type": "code", "execution_count": null, "id": "a",
                                               ("ordinary-user", "auto"), ("ordinary-user", "landlock"),
                                               ("no-cap-sys-admin", "auto"), ("sigint-ignored", "auto")])
 @pytest.mark.conditions
-def test_kill_9_of_the_grader_takes_every_hand_in_with_it(tmp_path, restore_modes, condition, layer):
+def test_kill_9_of_the_grader_takes_every_hand_in_with_it(tmp_path, course, condition, layer):
     _skip_unless_possible(condition)
     handins = _owned_folder(tmp_path, condition, "handins")
     for name in ("ann", "ben", "cat", "dan"):
@@ -238,7 +245,7 @@ def test_kill_9_of_the_grader_takes_every_hand_in_with_it(tmp_path, restore_mode
             user = pwd.getpwnam(TEST_USER)
             os.chown(handins / f"{name}.ipynb", user.pw_uid, user.pw_gid)
     out = _owned_folder(tmp_path, condition, "out")
-    grader = _launch(condition, ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
+    grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
                                  "--jobs", "2", "--isolation", layer, str(handins)],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 60

@@ -16,7 +16,6 @@ import pytest
 
 from conftest import ROOT
 
-pytestmark = [pytest.mark.xdist_group("checkout-modes")]
 
 # Run in a process of its own, so that it can be started without CAP_SYS_ADMIN too.
 SCRIPT = r"""
