@@ -258,3 +258,88 @@ def test_kill_9_of_the_grader_takes_every_hand_in_with_it(tmp_path, course, cond
     while sandbox_processes(str(out)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert sandbox_processes(str(out)) == [], "hand-in processes outlived the grader's kill -9"
+
+
+# What a worker can do to the machine, found by a hand-in and reported through what `get_n` returns:
+# its cases pass only when it found nothing.  Every layer, every condition: never uid 0 outside its
+# user namespace (the trust issue: as root without CAP_SYS_ADMIN it was), no /proc/sys file it may
+# write, no /etc/shadow, and no more processes than Limits.processes.
+BREACH_PROBE = r'''
+import os, signal, time
+HARMLESS = {"/proc/sys/kernel/ns_last_pid"}   # mode 0666: the next pid of the worker's own PID namespace,
+                                              # written only with CAP_SYS_ADMIN over it, which it dropped
+def _breaches():
+    found = []
+    me = os.getuid()
+    try:
+        mapping = [tuple(map(int, line.split())) for line in open("/proc/self/uid_map")]
+    except OSError:                            # Landlock hides /proc: no user namespace either
+        mapping = [(0, 0, 2 ** 32 - 1)]
+    for inner, outer, count in mapping:
+        if inner <= me < inner + count and outer + (me - inner) == 0:
+            found.append("uid 0 outside its user namespace")
+    for folder, _, names in os.walk("/proc/sys"):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                os.close(os.open(path, os.O_WRONLY))   # opened, never written
+            except OSError:
+                continue
+            if path not in HARMLESS:
+                found.append("writable: " + path)
+    try:
+        open("/etc/shadow").read(1)
+        found.append("/etc/shadow is readable")
+    except OSError:
+        pass
+    children = []
+    for _ in range(300):
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+    for pid in children:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    if len(children) > 64:
+        found.append(f"forked {len(children)} processes")
+    return found
+BREACHES = _breaches()
+def get_n(pos):
+    if BREACHES:
+        raise PermissionError("; ".join(BREACHES)[:1000])
+    return len(pos)
+'''
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
+def test_no_worker_is_uid_0_outside_or_reaches_the_host(tmp_path, course, condition, layer, expect_layer):
+    _skip_unless_possible(condition)
+    handins = _owned_folder(tmp_path, condition, "handins")
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "probe", "metadata": {},
+                           "outputs": [], "source": BREACH_PROBE}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (handins / "prober.ipynb").write_text(json.dumps(notebook))
+    shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
+    if condition == "ordinary-user":
+        user = pwd.getpwnam(TEST_USER)
+        for path in handins.iterdir():
+            os.chown(path, user.pw_uid, user.pw_gid)
+    out = _owned_folder(tmp_path, condition, "out")
+    grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
+                                 "--isolation", layer, str(handins)],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output, _ = grader.communicate(timeout=600)
+    assert grader.returncode == 0, output
+    assert f"isolation: {expect_layer}" in output, output
+    with sqlite3.connect(out / "g" / "gradebook.db") as db:
+        results = db.execute("SELECT c.status, c.message FROM case_results c JOIN submissions s "
+                             "ON s.id = c.submission_id WHERE s.student = 'prober' AND c.function = 'get_n'"
+                             ).fetchall()
+    assert results and all(status == "passed" for status, _ in results), results
+    assert _rows(out / "g" / "grades.csv")["alice"]["score"] == "5"

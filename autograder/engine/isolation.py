@@ -50,7 +50,7 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 4, 24, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 CAP_SYS_ADMIN = 21
 
@@ -127,10 +127,20 @@ def enter_namespaces(uid, limits, root, new_pid=True):
     """
     as_root = os.geteuid() == 0 and has_cap_sys_admin()
     flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWPID if new_pid else 0)
+    if not as_root and os.geteuid() == 0:
+        # Root without CAP_SYS_ADMIN (Docker, Gradescope): it keeps CAP_SETUID, and becomes the slot's
+        # own user id BEFORE making its user namespace, so that outside it the worker is never uid 0
+        # (uid 0 outside could write /proc/sys, read /etc/shadow, and is never held to RLIMIT_NPROC).
+        # That user id must then be able to read Python, as an ordinary user's workers must.
+        _become(uid)
+        # A change of user id makes a process undumpable, which gives its /proc files to root: it could
+        # not write its own uid_map.  Its processes are its hand-in's alone, and RLIMIT_CORE is 0.
+        _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+        _can_read_python()
     outer_uid, outer_gid = os.geteuid(), os.getegid()
     _check(_libc.unshare(flags | (0 if as_root else CLONE_NEWUSER)), "unshare")
     if not as_root:
-        # Unprivileged: one id maps, the grader's own, to INNER_ID inside.
+        # Unprivileged: one id maps, our own (never 0), to INNER_ID inside.
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{INNER_ID} {outer_uid} 1")
         _write("/proc/self/gid_map", f"{INNER_ID} {outer_gid} 1")
