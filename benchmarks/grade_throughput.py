@@ -222,15 +222,25 @@ def agreement(ours, theirs):
 
 @contextlib.contextmanager
 def course_modes_kept(course):
-    """The users layer makes the course's hidden folders private to their owner, for good (see
-    README, Security); a benchmark must leave the checkout as it found it."""
-    hidden = [course.root / "solutions", course.cases_dir]
-    modes = {path: path.stat().st_mode & 0o7777 for path in hidden if path.exists()}
+    """The users layer makes the course folder private to its owner, for good (see README, Security):
+    a benchmark must leave the checkout as it found it."""
+    modes = {}
+    for folder, subfolders, files in os.walk(course.root):
+        subfolders[:] = [d for d in subfolders if d not in (".git", "__pycache__") and not d.startswith(".venv")]
+        for path in [folder, *(os.path.join(folder, f) for f in files)]:
+            try:
+                modes[path] = os.lstat(path).st_mode & 0o7777
+            except OSError:
+                pass
     try:
         yield
     finally:
         for path, mode in modes.items():
-            path.chmod(mode)
+            try:
+                if not os.path.islink(path):
+                    os.chmod(path, mode)
+            except OSError:
+                pass
 
 
 def main(argv=None):

@@ -25,7 +25,7 @@ def test_grading_in_the_users_layer_inside_the_benchmark_leaves_the_course_reada
     if os.geteuid() != 0:
         pytest.skip("the users layer needs root")
     course = load_course(ROOT)
-    hidden = [course.root / "solutions", course.cases_dir]
+    hidden = [course.root / "solutions", course.cases_dir, course.root / ".git", course.root / "README.md"]
     before = {path: path.stat().st_mode & 0o7777 for path in hidden}
     with _benchmark("grade_throughput").course_modes_kept(course):
         done = subprocess.run([sys.executable, "-m", "autograder", "--course", str(ROOT), "grade", "--assignment",

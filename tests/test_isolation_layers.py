@@ -343,3 +343,199 @@ def test_no_worker_is_uid_0_outside_or_reaches_the_host(tmp_path, course, condit
                              ).fetchall()
     assert results and all(status == "passed" for status, _ in results), results
     assert _rows(out / "g" / "grades.csv")["alice"]["score"] == "5"
+
+
+NETWORK_PROBE = r'''
+import os, socket
+GOT_OUT = []
+def _try(what, action):
+    try:
+        action()
+        GOT_OUT.append(what)
+    except OSError:
+        pass
+def _udp(host):
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.sendto(b"x", (host, 53))
+def _unix(address):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(1)
+        s.connect(address)
+_try("UDP to 127.0.0.1", lambda: _udp("127.0.0.1"))
+_try("UDP to 8.8.8.8", lambda: _udp("8.8.8.8"))
+_try("DNS", lambda: socket.getaddrinfo("example.com", 80))
+_try("TCP to 127.0.0.1", lambda: socket.create_connection(("127.0.0.1", PORT), timeout=1).close())
+_try("a Unix socket", lambda: _unix(UNIX_PATH))
+_try("an abstract Unix socket", lambda: _unix("\0" + ABSTRACT))
+def get_n(pos):
+    if GOT_OUT:
+        raise PermissionError("got out: " + ", ".join(GOT_OUT))
+    return len(pos)
+'''
+
+
+def _probe_notebook(source):
+    return json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "id": "probe", "metadata": {},
+                                  "outputs": [], "source": source}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _get_n_results(out, student):
+    with sqlite3.connect(out / "gradebook.db") as db:
+        return db.execute("SELECT c.status, c.message FROM case_results c JOIN submissions s ON s.id = c.submission_id "
+                          "WHERE s.student = ? AND c.function = 'get_n' AND s.counted = 1", (student,)).fetchall()
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
+def test_no_hand_in_reaches_the_network_udp_dns_or_a_unix_socket(tmp_path, course, condition, layer, expect_layer):
+    import socket as sockets
+
+    _skip_unless_possible(condition)
+    listeners = []
+    for family, address in ((sockets.AF_UNIX, str(tmp_path / "listening.sock")), (sockets.AF_UNIX, "\0ag-test-" +
+                                                                                   tmp_path.name),
+                            (sockets.AF_INET, ("127.0.0.1", 0))):
+        listener = sockets.socket(family, sockets.SOCK_STREAM)
+        listener.bind(address)
+        listener.listen(8)
+        listeners.append(listener)
+    os.chmod(tmp_path / "listening.sock", 0o777)
+    try:
+        handins = _owned_folder(tmp_path, condition, "handins")
+        source = (f"UNIX_PATH = {str(tmp_path / 'listening.sock')!r}\nABSTRACT = {'ag-test-' + tmp_path.name!r}\n"
+                  f"PORT = {listeners[2].getsockname()[1]}\n" + NETWORK_PROBE)
+        (handins / "netprobe.ipynb").write_text(_probe_notebook(source))
+        shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
+        out = _owned_folder(tmp_path, condition, "out")
+        grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out",
+                                     str(out / "g"), "--isolation", layer, str(handins)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        output, _ = grader.communicate(timeout=600)
+    finally:
+        for listener in listeners:
+            listener.close()
+    assert grader.returncode == 0, output
+    assert f"isolation: {expect_layer}" in output, output
+    results = _get_n_results(out / "g", "netprobe")
+    assert results and all(status == "passed" for status, _ in results), results
+    assert _rows(out / "g" / "grades.csv")["alice"]["score"] == "5"
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition, layer", [("root", "users"), ("root", "landlock"), ("ordinary-user", "landlock"),
+                                              ("no-cap-sys-admin", "users")])
+def test_a_hand_in_cannot_fill_the_disk_under_out(tmp_path, course, condition, layer):
+    """Outside the namespaces layer the worker's folder lies under --out, on the grader's disk."""
+    import threading
+
+    _skip_unless_possible(condition)
+    handins = _owned_folder(tmp_path, condition, "handins")
+    filler = ("for i in range(40):\n    with open(f'big{i}.bin', 'wb') as f:\n        f.write(bytes(60 << 20))\n"
+              "def get_n(pos):\n    return len(pos)\n")
+    (handins / "filler.ipynb").write_text(_probe_notebook(filler))
+    shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
+    out = _owned_folder(tmp_path, condition, "out")
+    peak, done = [0], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            used = subprocess.run(["du", "-sm", str(out)], capture_output=True, text=True).stdout.split()
+            peak[0] = max(peak[0], int(used[0]) if used else 0)
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out",
+                                     str(out / "g"), "--isolation", layer, str(handins)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        output, _ = grader.communicate(timeout=600)
+    finally:
+        done.set()
+        watcher.join()
+    assert grader.returncode == 0, output
+    rows = _rows(out / "g" / "grades.csv")
+    assert rows["alice"]["score"] == "5" and "filler" in rows
+    assert peak[0] < 400, f"--out grew to {peak[0]} MB"
+
+
+LEAVER = r'''
+import ctypes, os
+for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+    try:
+        with open(os.path.join(folder, "left-by-a-" + TOKEN), "w") as handle:
+            handle.write("secret")
+        os.chmod(os.path.join(folder, "left-by-a-" + TOKEN), 0o644)
+    except OSError:
+        pass
+libc = ctypes.CDLL(None)
+segment = libc.shmget(KEY, 4096, 0o1644)        # IPC_CREAT | 0644
+def get_n(pos):
+    return len(pos)
+'''
+FINDER = r'''
+import ctypes, os
+FOUND = [os.path.join(folder, "left-by-a-" + TOKEN) for folder in ("/tmp", "/var/tmp", "/dev/shm")
+         if os.path.exists(os.path.join(folder, "left-by-a-" + TOKEN))]
+if ctypes.CDLL(None).shmget(KEY, 0, 0) >= 0:
+    FOUND.append("a System V shared memory segment")
+def get_n(pos):
+    if FOUND:
+        raise PermissionError("found what the hand-in before left: " + ", ".join(FOUND))
+    return len(pos)
+'''
+
+
+@pytest.mark.conditions
+def test_without_landlock_one_hand_in_leaves_nothing_for_the_next_of_its_slot(tmp_path, course):
+    _skip_unless_possible("root")
+    handins = tmp_path / "handins"
+    handins.mkdir()
+    token = tmp_path.name
+    key = int.from_bytes(os.urandom(3), "big") + 1          # a System V key of this run's own
+    (handins / "a-leaver.ipynb").write_text(_probe_notebook(f"TOKEN = {token!r}\nKEY = {key}\n" + LEAVER))
+    (handins / "b-finder.ipynb").write_text(_probe_notebook(f"TOKEN = {token!r}\nKEY = {key}\n" + FINDER))
+    result = subprocess.run(AUTOGRADER + ["--course", str(course), "grade", "--assignment", "n-queens", "--out",
+                                          str(tmp_path / "out"), "--isolation", "users", "--jobs", "1",
+                                          str(handins)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "AUTOGRADER_LANDLOCK": "0"})
+    assert result.returncode == 0, result.stderr
+    assert "isolation: users" in result.stderr and "no Landlock" in result.stderr
+    results = _get_n_results(tmp_path / "out", "b-finder")
+    assert results and all(status == "passed" for status, _ in results), results
+    assert not list(Path("/tmp").glob(f"left-by-a-{token}")) and not list(Path("/dev/shm").glob(f"left-by-a-{token}"))
+
+
+@pytest.mark.alone          # it grades the checkout itself, whose folders the users layer makes private
+def test_without_landlock_the_course_folder_is_unreadable_even_with_its_venv_inside(tmp_path):
+    """The users layer hides the whole course folder, .git included, but for the way to Python's venv."""
+    _skip_unless_possible("root")
+    if not Path(sys.prefix).resolve().is_relative_to(ROOT):
+        pytest.skip("the test venv is not inside the checkout here")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from grade_throughput import course_modes_kept
+
+    from autograder.core.course import load_course
+
+    targets = [ROOT / ".git", ROOT / "README.md", ROOT / "course.toml", ROOT / "solutions",
+               ROOT / "autograder" / "assignments" / "n-queens" / "expected.json"]
+    if (ROOT / ".git").is_dir():
+        targets.append(ROOT / ".git" / "HEAD")
+    reader = ("import os\nREAD = []\nfor path in " + repr([str(p) for p in targets]) + ":\n"
+              "    try:\n        (os.listdir(path) if os.path.isdir(path) else open(path, 'rb').read(1))\n"
+              "        READ.append(path)\n    except OSError:\n        pass\n"
+              "def get_n(pos):\n    if READ:\n        raise PermissionError('read: ' + ', '.join(READ))\n"
+              "    return len(pos)\n")
+    handins = tmp_path / "handins"
+    handins.mkdir()
+    (handins / "reader.ipynb").write_text(_probe_notebook(reader))
+    with course_modes_kept(load_course(ROOT)):
+        result = subprocess.run(AUTOGRADER + ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
+                                              str(tmp_path / "out"), "--isolation", "users", str(handins)],
+                                cwd=ROOT, capture_output=True, text=True, timeout=300,
+                                env={**os.environ, "AUTOGRADER_LANDLOCK": "0"})
+    assert result.returncode == 0, result.stderr
+    results = _get_n_results(tmp_path / "out", "reader")
+    assert results and all(status == "passed" for status, _ in results), results

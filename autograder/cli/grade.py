@@ -130,9 +130,11 @@ class _ConsoleEvents(GradeEvents):
     def note(self, text):
         console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
-    def isolation(self, layer, hides, cpu_groups, protected):
+    def isolation(self, layer, hides, cpu_groups, protected, lacks=()):
         console.print(f"isolation: {layer} (hides {hides})"
                       + ("; each grading slot has an equal CPU share (cgroup)" if cpu_groups else ""))
+        for gap in lacks:
+            console.print(f"[yellow]isolation: not held here:[/yellow] {escape(gap)}")
         if protected:
             console.print(f"isolation: made {len(protected)} path(s) private to this user: "
                           + ", ".join(protected[:3]) + (" ..." if len(protected) > 3 else ""))

@@ -31,6 +31,7 @@ with the worker, and imported by the grader to probe and describe layers.
 """
 
 import ctypes
+import json
 import os
 import resource
 import stat
@@ -237,14 +238,23 @@ def _drop_capabilities():
 # --------------------------------------------------------------------- users
 
 def enter_users(uid, limits, private_dir, landlock_paths=None):
-    """A user id of its own in a private folder; Landlock on top where the kernel has it."""
+    """A user id of its own in a private folder; Landlock on top where the kernel has it.
+
+    Returns what this layer cannot hold here, in words (see `lacks`)."""
     os.chdir(private_dir)
     _limit(limits, count_processes=True)
     _become(uid)
     _no_new_privs()
+    lacking = []
     if landlock_paths is not None and landlock_abi() > 0:
         _restrict_files(landlock_paths, private_dir)
+    else:
+        lacking.append("files other than the course's hidden by permissions only (no Landlock): world-readable "
+                       "files elsewhere on this machine stay readable")
+    if not forbid_network():
+        lacking.append("network (no seccomp filter here)")
     _environment(private_dir, private_dir)
+    return lacking
 
 
 def _become(uid):
@@ -282,7 +292,9 @@ def enter_landlock(limits, private_dir, read_paths, uid=None):
         _become(uid)
     _no_new_privs()  # landlock_restrict_self demands it of an unprivileged process
     _restrict_files(read_paths, private_dir)
+    lacking = [] if forbid_network() else ["network (no seccomp filter here)"]
     _environment(private_dir, private_dir)
+    return lacking
 
 
 def _restrict_files(read_paths, private_dir):
@@ -389,6 +401,52 @@ def _no_new_privs():
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
+# ---------------------------------------------------------------- no network
+#
+# The users and landlock layers share the machine's network.  Landlock (ABI 4+) refuses TCP only;
+# UDP, DNS and Unix sockets stay open.  A seccomp filter, which any process may install once it has
+# no_new_privs, refuses what reaches anything: making a socket (socketpair(), which only connects a
+# process to its own children, is a different call and stays), connect and bind on one inherited,
+# and io_uring, which could do both behind the filter's back.  System calls of another architecture
+# (32-bit x86 on a 64-bit kernel) are refused whole, since their numbers differ.
+
+SECCOMP_SET_MODE_FILTER, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 22, 2
+_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+_SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+_ERRNO = 13                                  # EACCES: "permission denied", what a student then reads
+# machine -> (the audit architecture, system calls refused)
+_NO_NETWORK_CALLS = {
+    "x86_64": (0xC000003E, {"socket": 41, "connect": 42, "bind": 49, "listen": 50, "io_uring_setup": 425}),
+    "aarch64": (0xC00000B7, {"socket": 198, "bind": 200, "listen": 201, "connect": 203, "io_uring_setup": 425}),
+}
+_X32_BIT = 0x40000000
+
+
+def forbid_network():
+    """Refuse every socket the process could reach something with; True when the filter is in place."""
+    machine = os.uname().machine
+    if machine not in _NO_NETWORK_CALLS:
+        return False
+    arch, calls = _NO_NETWORK_CALLS[machine]
+    deny = _SECCOMP_RET_ERRNO | _ERRNO
+    program = [(_BPF_LD_W_ABS, 0, 0, 4),                       # the call's architecture
+               (_BPF_JEQ_K, 1, 0, arch),
+               (_BPF_RET_K, 0, 0, deny),                       # another one: refused whole
+               (_BPF_LD_W_ABS, 0, 0, 0)]                       # the call's number
+    if machine == "x86_64":
+        program.append((_BPF_JGE_K, 0, 1, _X32_BIT))           # x32 numbers: refused whole
+        program.append((_BPF_RET_K, 0, 0, deny))
+    for number in calls.values():
+        program.append((_BPF_JEQ_K, 0, 1, number))
+        program.append((_BPF_RET_K, 0, 0, deny))
+    program.append((_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
+    filters = (ctypes.c_uint64 * len(program))(*(code | jt << 16 | jf << 24 | k << 32
+                                                 for code, jt, jf, k in program))
+    fprog = struct.pack("HxxxxxxQ", len(program), ctypes.addressof(filters))
+    buffer = ctypes.create_string_buffer(fprog)
+    return _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, buffer, 0, 0) == 0
+
+
 def _environment(home, tmp):
     os.environ.update({"HOME": home, "TMPDIR": tmp, "MPLCONFIGDIR": os.path.join(home, ".matplotlib")})
 
@@ -401,7 +459,8 @@ def _write(path, text):
 # --------------------------------------------------------------------- probe
 
 def probe(root_mountpoint, private_dir, wanted="auto"):
-    """(layer, {layer: why it is not available}) for the strongest layer that works here.
+    """(layer, {layer: why it is not available}, [what that layer cannot hold here]) for the strongest
+    layer that works here.
 
     Each candidate is tried for real in a throwaway child, the way a worker
     would enter it.  `wanted` names one layer to try alone.
@@ -410,26 +469,26 @@ def probe(root_mountpoint, private_dir, wanted="auto"):
     refused = {}
     for layer in candidates:
         if layer == "none":
-            return "none", refused
-        problem = _try(layer, root_mountpoint, private_dir)
+            return "none", refused, ["everything: student code can read what the grader can"]
+        problem, lacking = _try(layer, root_mountpoint, private_dir)
         if problem is None:
-            return layer, refused
+            return layer, refused, lacking
         refused[layer] = problem
-    return None, refused
+    return None, refused, []
 
 
 def _try(layer, root, private_dir):
     if not sys.platform.startswith("linux"):
-        return "needs Linux"
+        return "needs Linux", []
     if layer == "users" and os.geteuid() != 0:
-        return "needs root (to give each worker a user id of its own)"
+        return "needs root (to give each worker a user id of its own)", []
     if layer == "landlock" and landlock_abi() < 1:
-        return "this kernel has no Landlock (Linux 5.13+ with it enabled)"
+        return "this kernel has no Landlock (Linux 5.13+ with it enabled)", []
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read)
-        message = b""
+        message, lacking = b"", []
         try:
             limits = {"disk_mb": 1, "memory_mb": 1 << 20, "file_mb": 1, "processes": 64, "cpu_seconds": 60}
             if layer == "namespaces":
@@ -446,23 +505,24 @@ def _try(layer, root, private_dir):
                 if status != 0:
                     raise IsolationError(0, "the namespace's first process could not set up its root")
             elif layer == "users":
-                enter_users(slot_uid(os.getppid(), 0), limits, private_dir, landlock_read_paths())
+                extra = None if os.environ.get("AUTOGRADER_LANDLOCK") == "0" else landlock_read_paths()
+                lacking = enter_users(slot_uid(os.getppid(), 0), limits, private_dir, extra)
                 _can_read_python()
             elif layer == "landlock":
-                enter_landlock(limits, private_dir, landlock_read_paths(),
-                               slot_uid(os.getppid(), 0) if os.geteuid() == 0 else None)
+                lacking = enter_landlock(limits, private_dir, landlock_read_paths(),
+                                         slot_uid(os.getppid(), 0) if os.geteuid() == 0 else None)
         except BaseException as error:  # noqa: BLE001 - any failure means "not here"
             text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             message = (text or type(error).__name__).encode()
-        os.write(write, message[:500])
+        os.write(write, message[:500] if message else b"OK" + json.dumps(lacking).encode())
         os._exit(0)
     os.close(write)
     with os.fdopen(read, "rb") as handle:
         message = handle.read()
     os.waitpid(pid, 0)
-    if not message:
-        return None
-    text = message.decode(errors="replace")
+    if message.startswith(b"OK"):
+        return None, json.loads(message[2:])
+    text = message.decode(errors="replace") or "the layer's test process ended without a word"
     if layer == "namespaces":
-        return f"the kernel refused namespaces ({text}); unprivileged user namespaces may be disabled"
-    return text
+        return f"the kernel refused namespaces ({text}); unprivileged user namespaces may be disabled", []
+    return text, []

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import replies
-from .isolation import LAYERS
+from .isolation import LAYERS, python_paths
 from ..core.errors import AutograderError
 
 _HERE = Path(__file__).parent
@@ -50,22 +50,27 @@ def no_layer_message(wanted, refused):
             "to grade anyway, unprotected, pass --isolation none")
 
 
-def _make_private(workdir, sandbox_folder, protect):
+def _make_private(workdir, sandbox_folder, protect, trees=(), needed=()):
     """The "users" layer hides the grader's files by their permissions.
 
     Everything the grader writes from now on is private (umask 077); what it
-    already keeps (the output folder's contents, the course's hidden parts,
-    the hand-ins) loses every permission for other users.  The output folder
-    itself stays traversable, so a slot's user can reach its own folder in
-    the sandbox's, and list nothing.  Returns the paths it changed.
+    already keeps (the output folder's contents, the hand-ins, every `protect`
+    path) loses every permission for other users.  Each of `trees` (the course
+    folder) is made private whole, but for the way to what a worker must reach
+    (`needed`: Python when it sits inside the course, the sandbox's folder when
+    --out does), whose folders stay traversable, never listable.  Returns
+    {path: its mode before} of what it changed.
     """
     os.umask(0o077)
-    changed = []
+    changed = {}
+    needed = [Path(os.path.realpath(n)) for n in (*needed, sandbox_folder)]
     targets = list(protect)
     if workdir is not None:
         workdir = Path(workdir).resolve()
         _chmod(workdir, 0o711, changed)
         targets += [entry for entry in workdir.iterdir() if entry.resolve() != sandbox_folder]
+    for tree in trees:
+        _private_tree(Path(os.path.realpath(tree)), needed, changed)
     for path in targets:
         path = Path(path)
         if path.exists() and not path.is_symlink():
@@ -73,10 +78,25 @@ def _make_private(workdir, sandbox_folder, protect):
     return changed
 
 
+def _private_tree(folder, needed, changed):
+    """`folder` private to its owner, but for the way down to each of `needed` (see _make_private)."""
+    on_the_way = [n for n in needed if folder == n or folder in n.parents]
+    if not on_the_way:
+        _chmod(folder, folder.stat().st_mode & 0o700, changed)
+        return
+    if folder in on_the_way:
+        return                               # Python itself, or the sandbox: as they are
+    _chmod(folder, (folder.stat().st_mode & 0o700) | 0o011, changed)
+    for entry in folder.iterdir():
+        if not entry.is_symlink():
+            _private_tree(entry, needed, changed)
+
+
 def _chmod(path, mode, changed):
-    if path.stat().st_mode & 0o777 != mode:
+    old = path.stat().st_mode & 0o7777
+    if old & 0o777 != mode:
         path.chmod(mode)
-        changed.append(str(path))
+        changed.setdefault(str(path), old)
 
 
 @dataclass
@@ -108,7 +128,8 @@ class Limits:
 
 
 class Sandbox:
-    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD, workdir=None, isolation="auto", protect=()):
+    def __init__(self, limits=Limits(), preload=DEFAULT_PRELOAD, workdir=None, isolation="auto", protect=(),
+                 protect_trees=()):
         """`workdir`: where the sandbox keeps its private folder (default: the system's temp).
 
         `isolation`: "auto" uses the strongest layer that works here (see
@@ -148,11 +169,15 @@ class Sandbox:
             raise SandboxError("the sandbox did not start")
         self.isolation = ready["isolation"]
         self.refused = ready.get("refused", {})  # {layer: why it does not work here}
+        self.lacks = ready.get("lacks", [])      # what the layer chosen cannot hold on this machine
         self.cpu_groups = ready.get("cpu_groups", False)  # each slot's CPU share held by a cgroup
         if self.isolation is None:
             self.close()
             raise SandboxError(no_layer_message(isolation, self.refused))
-        self.protected = _make_private(workdir, self.folder, protect) if self.isolation == "users" else []
+        # What the "users" layer made private, with each path's mode before (a benchmark puts them back).
+        self.previous_modes = _make_private(workdir, self.folder, protect, protect_trees, python_paths()) \
+            if self.isolation == "users" else {}
+        self.protected = list(self.previous_modes)
         atexit.register(self.close)
 
     def worker(self, slot):
@@ -307,6 +332,9 @@ class Worker:
         # time its processes waited for a CPU, so a busy machine costs it nothing.
         self.charged = 0.0
         self._last_cpu = None  # CPU seconds the last request used, as the kernel counted them
+        # Outside the namespaces layer (whose tmpfs has its own size), the worker's folder lies on the
+        # grader's disk, where only RLIMIT_FSIZE (one file) would hold it: its whole size is watched.
+        self._folder = None if sandbox.isolation == "namespaces" else sandbox.folder / "home" / f"slot-{slot}"
 
     def run_cell(self, code, limit):
         """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.
@@ -438,6 +466,7 @@ class Worker:
             except replies.ChannelClosed:
                 raise WorkerDied(self._death()) from None
             if line is None:
+                self._check_disk()
                 if interrupted_at is not None:
                     if time.monotonic() - interrupted_at >= _INTERRUPT_GRACE:
                         return None, True
@@ -466,6 +495,16 @@ class Worker:
             if reply.get("id") != number:
                 raise replies.BadReply("it wrote something other than the answer to the grader's request")
             return replies.check(kind, reply), interrupted_at is not None
+
+    def _check_disk(self):
+        """Stop a worker whose folder outgrew Limits.disk_mb (or holds more files than a notebook makes)."""
+        if self._folder is None:
+            return
+        size, count = folder_usage(self._folder, _MAX_FILES)
+        if size > self.sandbox.limits.disk_mb * 1024 * 1024 or count > _MAX_FILES:
+            self.close()
+            raise WorkerDied(f"it wrote more than {self.sandbox.limits.disk_mb} MB (or {_MAX_FILES} files) into "
+                             "its folder")
 
     def _death(self):
         self.close(want_status=True)
@@ -567,6 +606,26 @@ class _Watch:
             return None, time.monotonic() - self.started
         _, used, not_waiting = self._counts()
         return used, max(0.0, not_waiting)
+
+
+_MAX_FILES = 20_000      # files and folders a worker's folder may hold
+
+
+def folder_usage(folder, most):
+    """(bytes on disk, entries) under `folder`, counting at most `most` + 1 entries; no link followed."""
+    size, count, stack = 0, 0, [folder]
+    while stack and count <= most:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    count += 1
+                    info = entry.stat(follow_symlinks=False)
+                    size += info.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return size, count
 
 
 def _usage(pid):

@@ -23,6 +23,7 @@ import select
 import signal
 import shutil
 import socket
+import stat
 import sys
 import time
 
@@ -74,7 +75,7 @@ def main():
     global _groups, _own_pid_namespace, _master
     _master = os.getpid()
     probe_dir = _private_dir(homes, MAX_PROBE_SLOT, "users" if os.geteuid() == 0 else "landlock")
-    level, refused = isolation.probe(mountpoint, probe_dir, sys.argv[3])
+    level, refused, lacking = isolation.probe(mountpoint, probe_dir, sys.argv[3])
     # Workers orphaned by a slot's zygote that failed come to us, to be reaped.
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # If the grader dies (even by kill -9) our socket reads end-of-file and we
@@ -84,7 +85,7 @@ def main():
     _groups = cgroups.SlotGroups(os.getpid()) if level is not None else None
     if level == "namespaces" and os.geteuid() == 0 and isolation.has_cap_sys_admin():
         _own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)
-    _send(control, {"ready": True, "isolation": level, "refused": refused,
+    _send(control, {"ready": True, "isolation": level, "refused": refused, "lacks": lacking,
                     "cpu_groups": bool(_groups and _groups.base)})
     if level is None:
         _shut_down_master()
@@ -532,7 +533,79 @@ def _sweep(level, slot, keep, dead):
         if not by_uid:
             for pid in found:
                 _exit_status(pid)  # reaped, so its own children come back to us
+    if by_uid:
+        _remove_leftovers(isolation.slot_uid(_master, slot))
     return len(killed)
+
+
+# Where any user may write, so where one hand-in could leave a file for the next one of its slot (same
+# user id) to read, when no Landlock keeps it in its own folder.  Found once, to a few levels deep.
+_WORLD_WRITABLE_ROOTS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run", "/var/lock", "/var/crash")
+_world_writable = None
+_SYSV_IPC = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
+IPC_RMID = 0
+
+
+def _remove_leftovers(uid):
+    """Remove what a slot's user id left where every user can write, and its System V IPC objects.
+
+    Only what that user id owns, never following a link (a link is removed, not its target)."""
+    global _world_writable
+    if _world_writable is None:
+        _world_writable = [p for root in _WORLD_WRITABLE_ROOTS for p in _writable_folders(root, depth=3)]
+    for folder in _world_writable:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+                if info.st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
+    for kind, remove in _SYSV_IPC:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as handle:
+                lines = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # key, id, perms, then (shm) size, cpid, lpid, nattch, uid ... / (msg, sem) ... uid at a known place
+            owner = {"shm": 7, "msg": 7, "sem": 4}[kind]
+            try:
+                if int(fields[owner]) == uid:
+                    _libc[remove](int(fields[1]), IPC_RMID, None) if kind != "sem" else \
+                        _libc[remove](int(fields[1]), 0, IPC_RMID)
+            except (IndexError, ValueError, AttributeError):
+                pass
+
+
+def _writable_folders(root, depth):
+    """`root` and the folders under it that every user may write into, `depth` levels deep, no link followed."""
+    found = []
+    try:
+        info = os.lstat(root)
+    except OSError:
+        return found
+    if not stat.S_ISDIR(info.st_mode):
+        return found
+    if info.st_mode & stat.S_IWOTH:
+        found.append(root)
+    if depth:
+        try:
+            children = [e.path for e in os.scandir(root) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            children = []
+        for child in children:
+            found += _writable_folders(child, depth - 1)
+    return found
 
 
 def _pids_of(uid):

@@ -52,8 +52,8 @@ class GradeEvents:
     def note(self, text):
         """Something decided about the input that a person should know."""
 
-    def isolation(self, layer, hides, cpu_groups, protected):
-        """The sandbox is up: its layer, what that hides, and what was made private."""
+    def isolation(self, layer, hides, cpu_groups, protected, lacks=()):
+        """The sandbox is up: its layer, what that hides, what was made private, and what it cannot hold here."""
 
     def started(self, handin):
         """A hand-in starts running."""
@@ -135,12 +135,14 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     csv_path = out / "grades.csv"
     graded = [0]
     try:
-        # What the "users" layer must hide by file permissions (the others hide everything but the OS).
+        # What the "users" layer must hide by file permissions (the others hide everything but the OS):
+        # the whole course folder (its .git and solutions too) and the hand-ins.
         private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in inputs)]
         with Sandbox(replace(Limits(), memory_mb=options.memory_mb), workdir=out, isolation=options.isolation,
-                     protect=private) as sandbox:
+                     protect=private, protect_trees=[course.root]) as sandbox:
             run_id = gradebook.start_run(assignment.id, options.command, jobs, sandbox.isolation)
-            events.isolation(sandbox.isolation, HIDES[sandbox.isolation], sandbox.cpu_groups, sandbox.protected)
+            events.isolation(sandbox.isolation, HIDES[sandbox.isolation], sandbox.cpu_groups, sandbox.protected,
+                             sandbox.lacks)
             _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded)
             gradebook.finish_run(run_id)
             isolation = sandbox.isolation
