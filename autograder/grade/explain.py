@@ -5,6 +5,7 @@ repeats a case's input.  `failure_summary` and `hidden_result` decide what
 may be said about a hidden case: never its message, only its kind.
 """
 
+import builtins
 import re
 
 # Why a whole hand-in did not run to a verdict on every case (submissions.status).
@@ -115,9 +116,28 @@ def submission_problem(status, message=""):
 
 
 def exception_name(message):
-    """`NameError` from "NameError: name 'x' is not defined"; None when the message has no type."""
+    """`NameError` from "NameError: name 'x' is not defined"; None when the message has no type.
+
+    The name is whatever the hand-in's class is called: only for what the student may see of a
+    public case, or for telling the stub's NotImplementedError apart.  A hidden case shows
+    `builtin_exception_name` instead."""
     match = _EXCEPTION_NAME.match((message or "").strip())
     return match.group(1) if match else None
+
+
+# Python's own exception classes: the only exception names a hidden case's feedback may show. A class
+# the notebook defines can be named anything (`type("Leak_0_2_4", (Exception,), {})` spells a hidden input).
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                               if isinstance(value, type) and issubclass(value, BaseException))
+NOTEBOOK_EXCEPTION = "an exception of a class the notebook defines"
+
+
+def builtin_exception_name(message):
+    """The exception's name when it is one of Python's own, else NOTEBOOK_EXCEPTION (None: no type at all)."""
+    name = exception_name(message)
+    if name is None:
+        return None
+    return name if name in BUILTIN_EXCEPTIONS else NOTEBOOK_EXCEPTION
 
 
 def error_words(message):
@@ -158,7 +178,7 @@ def failure_summary(status, message, hidden):
             return "wrong value"
         return first
     if status == "error" and hidden:
-        name = exception_name(message)
+        name = builtin_exception_name(message)
         return f"{name} (message not shown: hidden case)" if name else "an error (message not shown: hidden case)"
     return message or case_result(status)
 
@@ -167,7 +187,7 @@ def hidden_result(status, message):
     """The only words about a hidden case's result that students get (see failure_summary)."""
     words = case_result(status, message)
     if status == "error":
-        name = exception_name(message)
+        name = builtin_exception_name(message)
         return f"{words} ({name})" if name else words
     if status == "failed":
         detail = failure_summary(status, message, hidden=True)

@@ -87,11 +87,20 @@ def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, u
     """
     settings = settings or assignment.settings()
     cases = assignment.cases if cases is None else cases
-    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in cases]
+    # Every public case runs before the first hidden one: a hand-in that keeps the inputs it is called
+    # with could otherwise return or raise them in a later public case, whose value and message its
+    # feedback shows.  (The audit, which stops at a mutant's first failure, keeps the table's order.)
+    order = list(range(len(cases))) if until is not None else sorted(range(len(cases)), key=lambda i: cases[i].hidden)
+    ordered = [cases[i] for i in order]
+    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1)} for case in ordered]
     limit_of = dict(zip((c.name for c in assignment.cases), settings.case_limits))
     timeouts = [limit_of.get(case.name) or case.timeout or settings.case_timeout or assignment.case_timeout
-                for case in cases]
-    return runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.hand_in_budget, until)
+                for case in ordered]
+    outcome = runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.hand_in_budget,
+                         until)
+    if until is None:                        # back in the cases' own order
+        outcome.calls = [outcome.calls[order.index(i)] for i in range(len(cases))]
+    return outcome
 
 
 def _status(results, outcome):
