@@ -539,3 +539,44 @@ def test_without_landlock_the_course_folder_is_unreadable_even_with_its_venv_ins
     assert result.returncode == 0, result.stderr
     results = _get_n_results(tmp_path / "out", "reader")
     assert results and all(status == "passed" for status, _ in results), results
+
+
+LOOPERS = {
+    "plain": "def is_solved(pos):\n    while True:\n        pass\n",
+    "catcher": ("def is_solved(pos):\n    while True:\n        try:\n            x = 0\n            while True:\n"
+                "                x += 1\n        except BaseException:\n            continue\n"),
+    "recurser": "import sys\nsys.setrecursionlimit(10**9)\ndef is_solved(pos):\n    return is_solved(pos) + 1\n",
+    "alarmist": ("import signal\nsignal.signal(signal.SIGALRM, lambda *a: None)\n"
+                 "signal.signal(signal.SIGTERM, lambda *a: None)\n"
+                 "def is_solved(pos):\n    while True:\n        pass\n"),
+}
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
+def test_a_looper_that_ignores_interrupts_costs_what_a_plain_one_does(tmp_path, course, condition, layer,
+                                                                       expect_layer):
+    """Each is alice's notebook with `is_solved` looping one way; with the default limits each must score
+    what the plain `while True: pass` scores, every case run (killing one is the grader's time)."""
+    _skip_unless_possible(condition)
+    handins = _owned_folder(tmp_path, condition, "handins")
+    alice = json.loads((ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb").read_text())
+    for name, code in LOOPERS.items():
+        notebook = json.loads(json.dumps(alice))
+        notebook["cells"].append({"cell_type": "code", "execution_count": None, "id": "loop", "metadata": {},
+                                  "outputs": [], "source": code})
+        (handins / f"{name}.ipynb").write_text(json.dumps(notebook))
+        if condition == "ordinary-user":
+            user = pwd.getpwnam(TEST_USER)
+            os.chown(handins / f"{name}.ipynb", user.pw_uid, user.pw_gid)
+    out = _owned_folder(tmp_path, condition, "out")
+    grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
+                                 "--isolation", layer, str(handins)],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output, _ = grader.communicate(timeout=600)
+    assert grader.returncode == 0, output
+    rows = _rows(out / "g" / "grades.csv")
+    assert {name: rows[name]["score"] for name in LOOPERS} == {name: rows["plain"]["score"] for name in LOOPERS}
+    with sqlite3.connect(out / "g" / "gradebook.db") as db:
+        not_run = db.execute("SELECT COUNT(*) FROM case_results WHERE message LIKE 'not run%'").fetchone()[0]
+    assert not_run == 0

@@ -32,7 +32,7 @@ _HERE = Path(__file__).parent
 SANDBOX_FILES = (_HERE / "zygote.py", _HERE / "isolation.py", _HERE / "cgroups.py", _HERE / "worker.py",
                  _HERE.parent / "runtime.py")
 DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
-_INTERRUPT_GRACE = 1.0  # seconds a worker gets to answer after an interrupt
+_INTERRUPT_GRACE = 0.1  # seconds a sleeping or blocked worker gets to answer after an interrupt
 
 
 class SandboxError(AutograderError):
@@ -456,7 +456,9 @@ class Worker:
             return self._await(number, kind, pid, waited)
         finally:
             self._last_cpu, charge = waited.end()
-            self.charged += charge
+            # A request is charged at most its limit: what it took the grader to notice and stop an
+            # overrun is the grader's time, never the hand-in's budget.
+            self.charged += min(charge, limit)
 
     def _await(self, number, kind, pid, waited):
         interrupted_at = None
@@ -472,11 +474,13 @@ class Worker:
                         return None, True
                     continue
                 verdict = waited.verdict()
-                if verdict == "evading" and not _takes_interrupts(pid):  # it ignores them: no second chance
+                if verdict == "evading":
+                    # Its own CPU timer interrupted it at the limit and it did not answer: it caught the
+                    # interrupt, or is deep in C code or a recursion it cannot unwind quickly.  No second
+                    # chance: it is killed now, and the time it took is the grader's, not the hand-in's.
                     return None, True
-                if verdict is not None:
-                    # Sleeping or blocked; or past its CPU limit with its handlers in place (the CPU
-                    # timer can miss time spent in the kernel, forking, say): interrupt, then a moment.
+                if verdict == "stalled":
+                    # Sleeping or blocked (no CPU, so its timer never fires): an interrupt, then a moment.
                     _kill(pid, signal.SIGINT, self._runner_fd if pid == self.runner else None)
                     interrupted_at = time.monotonic()
                     waited.grace(_INTERRUPT_GRACE)
@@ -547,12 +551,14 @@ class _RunnerEnded(Exception):
 _RUNNER_START = 5.0      # seconds a worker gets to fork a runner, or to report its end
 _STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the limit ...
 _STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
-_POLL = 0.25             # how often a long call's CPU time is looked at
+_POLL = 0.25             # how often a long call's CPU time is looked at, while far from its limit
+_CLOSE_POLL = 0.005      # and how often once it could be past it
 
 
 def _cpu_tolerance(limit):
-    """How far past its limit a process may be seen before we stop it ourselves."""
-    return 0.1 + 0.1 * limit
+    """How far past its limit a process may be seen before we stop it ourselves: its own CPU timer fires at
+    the limit, and an honest process answers within milliseconds of it."""
+    return 0.03 + 0.02 * limit
 
 
 class _Watch:
@@ -562,21 +568,23 @@ class _Watch:
     "stalled": it used no CPU for the backstop's time (sleeping, blocked, waiting
     on a child), counting wall time minus the time it waited for a CPU.
 
-    The kernel's counts are first read at the first check, so a quick request
-    costs no reading at all; what it used before that (a quarter of its limit at
-    most) is not counted, which errs toward letting an evader run a little longer,
-    never toward stopping honest code before its own timer.
+    The kernel's counts are read when the request starts (one small read), so an
+    overrun is seen within a few milliseconds of its limit plus tolerance: the
+    first check comes at the limit, and later ones every few milliseconds.
     """
 
     def __init__(self, pid, limit, stall_after=None):
         self.pid, self.limit = pid, limit
         self.started = time.monotonic()
-        self.first = None  # (CPU, queued seconds) at the first check
+        self.first = _usage(pid)  # (CPU, queued seconds) when it started
+        self.used = 0.0           # CPU seconds at the last check
         self.backstop = stall_after if stall_after is not None else limit * _STALL_FACTOR + _STALL_EXTRA
         self.extra = 0.0
 
     def next_check(self):
-        return min(_POLL, max(0.01, self.limit / 4))
+        """Seconds until the next look: not before it could have used its limit, then often."""
+        due = self.limit + _cpu_tolerance(self.limit) - self.used
+        return min(_POLL, max(_CLOSE_POLL, due))
 
     def grace(self, seconds):
         self.extra += seconds
@@ -585,12 +593,11 @@ class _Watch:
         """(wall seconds, CPU seconds used, wall seconds not spent waiting for a CPU) so far."""
         elapsed = time.monotonic() - self.started
         cpu, queued = _usage(self.pid)
-        if self.first is None:
-            self.first = (cpu, queued)
         cpu0, queued0 = self.first
         if cpu is None or cpu0 is None:
             return elapsed, None, elapsed
-        return elapsed, cpu - cpu0, elapsed - (queued - queued0)
+        self.used = cpu - cpu0
+        return elapsed, self.used, elapsed - (queued - queued0)
 
     def verdict(self):
         elapsed, used, not_waiting = self._counts()
@@ -602,8 +609,6 @@ class _Watch:
 
     def end(self):
         """(CPU seconds used or None, seconds to charge to the budget) once the request is over."""
-        if self.first is None:  # a quick one: less CPU than its wall time, which is all it costs
-            return None, time.monotonic() - self.started
         _, used, not_waiting = self._counts()
         return used, max(0.0, not_waiting)
 
