@@ -61,6 +61,8 @@ def test_ctrl_c_stops_within_2_s_writes_grades_and_a_rerun_resumes(tmp_path):
     assert not list(out.glob("autograder-sandbox-*")), "the sandbox folder was left behind"
     assert process.returncode == 130, stderr
     assert "Run the same command again to resume" in stderr
+    # Hand-ins still running when the sandbox closed are not grader errors: no traceback, one closing line.
+    assert "Traceback" not in stderr and "SandboxError" not in stderr and "failed" not in stderr, stderr
     assert "[0/6] running alice" in stderr and "[1/6] alice: 5 / 5 graded" in stderr   # plain lines, not a bar
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))

@@ -38,6 +38,8 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
                 started(handin)
             return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings)
         except Exception as error:  # noqa: BLE001 - one hand-in's failure is its own row, never the run's end
+            if cancel.is_set():     # Ctrl-C closed the sandbox under it: not this hand-in's failure
+                return None
             return grader_error(assignment, handin, error)
         finally:
             slots.put(slot)
@@ -49,7 +51,7 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
             try:
                 result = future.result()
             except Exception as error:  # noqa: BLE001 - as above, for what fails outside grade()
-                result = grader_error(assignment, futures[future], error)
+                result = None if cancel.is_set() else grader_error(assignment, futures[future], error)
             if result is not None and not cancel.is_set():
                 yield futures[future], result
     finally:
@@ -59,8 +61,9 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
 
 def grader_error(assignment, handin, error):
     """The recorded result of a hand-in the grader itself failed on: a row that says so."""
-    log.error("grading %s failed:\n%s", handin.student,
-              "".join(traceback.format_exception(type(error), error, error.__traceback__)))
+    # One line where people look; the traceback for whoever debugs the grader (--verbose shows it).
+    log.warning("grading %s failed: %s: %s", handin.student, type(error).__name__, str(error)[:300])
+    log.debug("".join(traceback.format_exception(type(error), error, error.__traceback__)))
     message = f"the grader failed on this hand-in ({type(error).__name__}: {str(error)[:300]}); grade it again"
     return SubmissionResult(handin.student, assignment.id, handin.source, 0.0, assignment.max_score,
                             "grader-error", message)
