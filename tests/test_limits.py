@@ -2,15 +2,19 @@
 
 import copy
 import csv
+import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from dataclasses import replace
 
 import nbformat
 import pytest
+from click.testing import CliRunner
 
+from autograder.cli.main import main
 from autograder.core import limits
 from conftest import ROOT
 
@@ -193,3 +197,34 @@ def test_a_public_check_that_runs_past_the_graders_limit_says_so(capsys):
     assert "over the grader's limit of 0.001 s" in out
     runtime.run_checks([{"call": "slow()", "expected": 1, "points": 0.5, "hint": "", "limit": 60}], namespace)
     assert "grader's limit" not in capsys.readouterr().out
+
+
+def _with_cell(source, name):
+    notebook = json.loads((ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb").read_text())
+    notebook["cells"].append({"cell_type": "code", "execution_count": None, "id": name, "metadata": {},
+                              "outputs": [], "source": source})
+    return json.dumps(notebook)
+
+
+def test_a_cell_that_never_ends_is_stopped_at_the_short_limit_and_a_slow_precomputation_keeps_full_marks(tmp_path):
+    """Cells get a short limit from the reference's own cells first; a hand-in runs again with the generous
+    cell_timeout only when a cell was stopped AND it lost points, so no score depends on the short limit."""
+    handins = tmp_path / "in"
+    handins.mkdir()
+    (handins / "looper.ipynb").write_text(_with_cell("while True:\n    pass\n", "loop"))
+    (handins / "precomputer.ipynb").write_text(_with_cell(
+        "import time\ndef get_n(pos):\n    return len(pos) if READY else None\n"
+        "_start = time.process_time()\nwhile time.process_time() - _start < 2.5:\n    pass\nREADY = True\n", "pre"))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out", str(out),
+                                       str(handins)])
+    assert result.exit_code == 0, result.output
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {r["student"]: r for r in csv.DictReader(handle)}
+    assert (rows["looper"]["score"], rows["looper"]["rerun"]) == ("5", "")     # full marks: no second run
+    assert (rows["precomputer"]["score"], rows["precomputer"]["rerun"].startswith("run again")) == ("5", True)
+    assert "stopped at 1 s and points were lost" in rows["precomputer"]["rerun"]
+    with sqlite3.connect(out / "gradebook.db") as db:
+        (error,) = db.execute("SELECT e.error FROM cell_errors e JOIN submissions s ON s.id = e.submission_id "
+                              "WHERE s.student = 'looper'").fetchone()
+    assert error == "stopped after 1 s (time limit)"

@@ -54,6 +54,9 @@ class Settings:
     hand_in_budget: float = field(default=0.0, compare=False, repr=False)
     # The reference's CPU seconds per case on this machine (None where not recorded): a time-out says it.
     reference_seconds: tuple = field(default=(), compare=False, repr=False)
+    # Each cell's limit on the first run, from the reference's cells (limits.first_cell_limit); None: the
+    # generous `cell_timeout` from the start.
+    first_cell_timeout: float | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -106,7 +109,8 @@ class Assignment:
         return Settings(case_timeout=case_timeout, cell_timeout=self.cell_timeout, budget=cap,
                         limit_floor=limit_floor, limit_factor=limit_factor, case_limits=tuple(case_limits),
                         reference_seconds=tuple(limits.reference_seconds(self, timing, ratio)),
-                        hand_in_budget=limits.hand_in_budget(rule, timing, ratio, case_limits, cap))
+                        hand_in_budget=limits.hand_in_budget(rule, timing, ratio, case_limits, cap),
+                        first_cell_timeout=limits.first_cell_limit(rule, timing, ratio))
 
     def grader_key(self, settings):
         """Changes whenever a regrade could change a result: cases, expected values, limits."""

@@ -93,6 +93,21 @@ def reference_seconds(assignment, timing, ratio):
             for c in assignment.cases]
 
 
+FIRST_CELL_FLOOR = 1.0   # seconds: a cell's limit on a hand-in's first run, when the reference's cells need less
+
+
+def first_cell_limit(assignment, timing, ratio):
+    """A cell's CPU limit on a hand-in's first run: what the reference's cells call for, at least a second,
+    never more than the generous `cell_timeout`; None when the reference's cells were never timed.
+
+    A hand-in runs again with `cell_timeout` only when a cell was stopped at this limit and it lost points
+    (grade/handin.py), so no score depends on it; it only bounds what a cell that never ends costs."""
+    cells = (timing or {}).get("cells")
+    if type(cells) not in (int, float):
+        return None
+    return round(min(assignment.cell_timeout, max(FIRST_CELL_FLOOR, assignment.limit_factor * cells * ratio)), 3)
+
+
 def hand_in_budget(assignment, timing, ratio, limits, cap):
     """Seconds a whole hand-in may take: its cells' allowance plus every case's limit, at most `cap`."""
     cells = (timing or {}).get("cells")

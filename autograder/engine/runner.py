@@ -42,6 +42,7 @@ class RunOutcome:
     student_seconds: float = 0.0  # time the student's code ran, as the worker measured it
     runners: int = 0              # case runners forked: one, plus one per case that crashed or hung
     cells_seconds: float = 0.0    # of which the notebook's cells took
+    cells_stopped: list = field(default_factory=list)  # cells stopped at their time limit (indexes)
 
 
 def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, until=None):
@@ -58,7 +59,8 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     budget_left = _Budget(budget, started + WALL_BUDGET_FACTOR * budget + WALL_BUDGET_EXTRA)
     # The cells may not eat the time the cases need: up to half the budget is kept for them.
     reserve = min(sum(t * c.get("repeat", 1) for t, c in zip(timeouts, calls)), budget / 2)
-    skipped, cell_errors, outcomes = set(), [], []
+    skipped, cell_errors, outcomes = {}, [], []      # skipped: cell index -> why it stopped the worker
+    stopped = set()
     restarts, runners, worker = 0, 0, None
     spent = [0.0, 0.0]  # student time, and of it the cells' (by the last run of them): see _run_cells, _call
     fork_runners = False  # a call has killed a worker that ran it itself: every case gets a runner now
@@ -71,7 +73,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
             if worker is None:  # every restart skips one more cell or follows a case: no count is needed
                 worker = sandbox.worker(slot)
                 worker.fork_runners = fork_runners
-                cell_errors = _run_cells(worker, cells, skipped, cell_timeout, budget_left, reserve, spent,
+                cell_errors = _run_cells(worker, cells, skipped, stopped, cell_timeout, budget_left, reserve, spent,
                                          rerun=budget_left.forgive_cells)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
                     budget_left.close(worker)
@@ -95,8 +97,10 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
         if worker is not None:
             runners += worker.runners_started
             worker.close()
-    return RunOutcome(outcomes, cell_errors or [], sorted(skipped), restarts, time.monotonic() - started,
-                      spent[0], runners, spent[1])
+    # A cell that hung or killed the worker was skipped from then on: it is an error of the hand-in too.
+    errors = sorted((cell_errors or []) + list(skipped.items()))
+    return RunOutcome(outcomes, errors, sorted(skipped), restarts, time.monotonic() - started,
+                      spent[0], runners, spent[1], sorted(stopped))
 
 
 WALL_BUDGET_FACTOR, WALL_BUDGET_EXTRA = 4, 30.0
@@ -125,10 +129,11 @@ def _charged(worker):
     return worker.charged - worker.forgiven
 
 
-def _run_cells(worker, cells, skipped, timeout, budget_left, reserve, spent, rerun=False):
-    """Run the cells; their errors, or None if one hung or killed the worker.
+def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, spent, rerun=False):
+    """Run the cells; their errors, or None if one hung or killed the worker (it is then in `skipped`).
 
-    `rerun`: not charged to the budget, and each cell gets the limit it had on the first run.
+    `stopped` gathers the cells stopped at their time limit.  `rerun`: not
+    charged to the budget, and each cell gets the limit it had on the first run.
     """
     errors = []
     spent[1] = 0.0
@@ -139,12 +144,17 @@ def _run_cells(worker, cells, skipped, timeout, budget_left, reserve, spent, rer
         limit = max(0.01, min(timeout, left - reserve))
         try:
             reply = worker.run_cell(code, limit)
-        except (WorkerTimeout, WorkerDied):
-            skipped.add(index)
+        except WorkerTimeout:
+            skipped[index] = f"stopped after {limit:.3g} s (time limit); it would not stop, so it was skipped"
+            stopped.add(index)
+            return None
+        except WorkerDied as error:
+            skipped[index] = f"it stopped the Python process ({error}), so it was skipped"
             return None
         spent[0] += reply["seconds"]
         spent[1] += reply["seconds"]
         if reply["timed_out"]:
+            stopped.add(index)
             errors.append((index, f"stopped after {limit:.3g} s (time limit)"))
         elif not reply["ok"]:
             errors.append((index, reply["error"] or "error"))

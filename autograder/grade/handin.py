@@ -26,6 +26,7 @@ class SubmissionResult:
     cell_errors: list = field(default_factory=list)
     seconds: float = 0.0            # wall time in the sandbox
     student_seconds: float = 0.0    # of which the student's own code ran
+    rerun: str = ""                 # why it ran a second time with the generous cell limit ("" if it did not)
 
 
 def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None, cells=None):
@@ -43,15 +44,32 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
     kept = [(number, c) for number, c in enumerate(cells, 1) if not set(c.tags) & set(assignment.skip_tags)]
     sources = [c.source for _, c in kept]
     sandbox = sandbox or shared_sandbox()
-    outcome = run_cases(assignment, sources, sandbox, slot, settings)
     yardsticks = baselines.baseline_seconds(assignment, sandbox, slot)
-    results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
-               for case, result in zip(assignment.cases, outcome.calls)]
-    results = _with_reference_times(results, settings.reference_seconds)
+    # First with the short cell limit the reference's own cells call for: a trailing cell that never
+    # ends costs about a second, not the generous limit.  Only when a cell was stopped there AND the
+    # hand-in lost points could the generous limit change the score: then it runs again with it, and
+    # that run counts, so every score is what the generous limit alone would give.
+    first = settings.first_cell_timeout or settings.cell_timeout
+    outcome = run_cases(assignment, sources, sandbox, slot, settings, cell_timeout=first)
+    results = _scored(assignment, expected, outcome, yardsticks, settings)
+    rerun, seconds = "", outcome.seconds
+    if outcome.cells_stopped and first < settings.cell_timeout and scoring.total(results) < assignment.max_score:
+        stopped = ", ".join(str(kept[i][0]) for i in outcome.cells_stopped)
+        rerun = (f"run again with the full cell limit of {settings.cell_timeout:g} s: cell {stopped} was stopped "
+                 f"at {first:g} s and points were lost")
+        outcome = run_cases(assignment, sources, sandbox, slot, settings)
+        results = _scored(assignment, expected, outcome, yardsticks, settings)
+        seconds += outcome.seconds
     status, message = _status(results, outcome)
     return SubmissionResult(score=scoring.total(results), status=status, message=message, cases=results,
-                            cell_errors=cell_errors(kept, outcome.cell_errors), seconds=round(outcome.seconds, 4),
-                            student_seconds=round(outcome.student_seconds, 4), **base)
+                            cell_errors=cell_errors(kept, outcome.cell_errors), seconds=round(seconds, 4),
+                            student_seconds=round(outcome.student_seconds, 4), rerun=rerun, **base)
+
+
+def _scored(assignment, expected, outcome, yardsticks, settings):
+    results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
+               for case, result in zip(assignment.cases, outcome.calls)]
+    return _with_reference_times(results, settings.reference_seconds)
 
 
 def _with_reference_times(results, reference):
@@ -80,10 +98,10 @@ def cell_errors(kept, errors, lines=3):
     return result
 
 
-def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, until=None):
+def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, until=None, cell_timeout=None):
     """Run the code, then every case's call (or those of `cases`); used for grading, build and audit.
 
-    `until`: see runner.run.
+    `until`: see runner.run.  `cell_timeout`: each cell's limit (default: the settings' generous one).
     """
     settings = settings or assignment.settings()
     cases = assignment.cases if cases is None else cases
@@ -96,8 +114,8 @@ def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, u
     limit_of = dict(zip((c.name for c in assignment.cases), settings.case_limits))
     timeouts = [limit_of.get(case.name) or case.timeout or settings.case_timeout or assignment.case_timeout
                 for case in ordered]
-    outcome = runner.run(sandbox, slot, sources, calls, timeouts, settings.cell_timeout, settings.hand_in_budget,
-                         until)
+    outcome = runner.run(sandbox, slot, sources, calls, timeouts, cell_timeout or settings.cell_timeout,
+                         settings.hand_in_budget, until)
     if until is None:                        # back in the cases' own order
         outcome.calls = [outcome.calls[order.index(i)] for i in range(len(cases))]
     return outcome

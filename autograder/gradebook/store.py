@@ -58,11 +58,13 @@ ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), 
                  ("raw_score", "REAL"), ("late", "INTEGER"), ("late_seconds", "REAL"), ("penalty", "REAL"),
                  ("late_note", "TEXT"), ("key_version", "INTEGER"),
                  # A file's modification time: orders two downloads of one hand-in; never judges lateness.
-                 ("file_time", "TEXT"))
+                 ("file_time", "TEXT"),
+                 # Why the hand-in ran a second time with the generous cell limit ("" when it did not).
+                 ("rerun", "TEXT"))
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
-               "time_source", "late", "penalty", "late_note", "source", "handins", "isolation")
+               "time_source", "late", "penalty", "late_note", "source", "handins", "isolation", "rerun")
 
 
 class GradebookError(AutograderError):
@@ -216,14 +218,14 @@ class Gradebook:
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
                 "score, max_score, status, message, seconds, grader_key, student_seconds, name, email, late_mark, "
-                "time_source, raw_score, key_version, file_time) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "time_source, raw_score, key_version, file_time, rerun) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 tuple(map(text, (run_id, handin.student, result.assignment, handin.source, handin.sha256,
                                  handin.submitted_at, _now(), result.score, result.max_score, result.status,
                                  result.message, result.seconds, grader_key, result.student_seconds,
                                  handin.name or handin.student, handin.email, _flag(handin.late_mark),
                                  handin.time_source, result.score, KEY_VERSION,
-                                 getattr(handin, "file_time", None)))))
+                                 getattr(handin, "file_time", None), getattr(result, "rerun", "")))))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -277,7 +279,7 @@ class Gradebook:
             "s.time_source, s.late, s.penalty, s.late_note, s.source, (SELECT COUNT(*) FROM submissions t "
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
             # The isolation layer of the run that graded it: "none" marks an unprotected grading.
-            "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id) "
+            "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id), s.rerun "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
         return [GradeRow(*row) for row in rows]
@@ -287,7 +289,7 @@ class Gradebook:
         rows = [(r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.message or "",
                  r.name or r.student, r.handed_in_at or "", r.time_source or "", late_word(r.late),
                  f"{r.penalty or 0:g}",
-                 r.late_note or "", r.source or "", r.handins, r.isolation or "")
+                 r.late_note or "", r.source or "", r.handins, r.isolation or "", r.rerun or "")
                 for r in self.grades(assignment)]
         path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
 
@@ -310,6 +312,7 @@ class GradeRow:
     source: str | None
     handins: int                  # hand-ins of this student for this assignment
     isolation: str | None         # the layer of the run that graded it
+    rerun: str | None = None      # why it ran again with the generous cell limit
 
 
 def late_word(late):
