@@ -226,8 +226,10 @@ def course_modes_kept(course):
     a benchmark must leave the checkout as it found it."""
     modes = {}
     for folder, subfolders, files in os.walk(course.root):
-        subfolders[:] = [d for d in subfolders if d not in (".git", "__pycache__") and not d.startswith(".venv")]
-        for path in [folder, *(os.path.join(folder, f) for f in files)]:
+        # What is not walked into (.git, the venvs) is still recorded itself: the layer makes it private too.
+        skipped = [d for d in subfolders if d in (".git", "__pycache__") or d.startswith(".venv")]
+        subfolders[:] = [d for d in subfolders if d not in skipped]
+        for path in [folder, *(os.path.join(folder, f) for f in (*files, *skipped))]:
             try:
                 modes[path] = os.lstat(path).st_mode & 0o7777
             except OSError:
