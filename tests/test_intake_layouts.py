@@ -496,6 +496,38 @@ def test_a_helper_file_beside_the_notebook_is_its_companion_not_the_hand_in(tmp_
     assert [name for name, _ in handin.companions] == ["utils.py"]     # Canvas's prefix taken off
 
 
+def _solution_in_a_module(module):
+    """alice's notebook with her code moved to `module`.py, the notebook importing it: (notebook, module)."""
+    notebook = json.loads(ALICE.read_text())
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code" and not c["metadata"].get("tags")]
+    module_text = "\n\n".join("".join(c["source"]) for c in code) + "\n"
+    for cell in code:
+        cell["source"] = ""
+    code[0]["source"] = f"from {module} import *"
+    return json.dumps(notebook).encode(), module_text.encode()
+
+
+def test_a_helper_module_handed_in_beside_the_notebook_is_beside_it_when_it_runs(tmp_path):
+    # Canvas names every file of one hand-in <name>_<user id>_<submission id>_<original name>; Moodle puts
+    # them in one <name>_<id>_assignsubmission_file_ folder; a Classroom clone holds them in its repository.
+    notebook, module = _solution_in_a_module("queens_helpers")
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, notebook, "itoben_701_7001_n-queens.ipynb")
+        add(bundle, module, "itoben_701_7001_queens_helpers.py")
+    moodle = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(moodle, "w") as bundle:
+        add(bundle, notebook, "Jane Doe_501_assignsubmission_file_/n-queens.ipynb")
+        add(bundle, module, "Jane Doe_501_assignsubmission_file_/queens_helpers.py")
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "ann.ipynb").write_bytes(notebook)           # the same notebook without its module
+    rows, _ = grade(tmp_path / "out", archive, moodle, alone / "ann.ipynb")
+    assert (rows["canvas:701"]["score"], rows["canvas:701"]["handins"]) == ("5", "1")
+    assert (rows["moodle:501"]["score"], rows["moodle:501"]["handins"]) == ("5", "1")
+    assert rows["ann"]["score"] == "0"                    # so the module, and only it, made the difference
+
+
 def test_a_databricks_source_file_is_split_at_its_command_lines(tmp_path):
     cells = [c for c in json.loads(ALICE.read_text())["cells"] if c["cell_type"] == "code"]
     chunks = ["# Databricks notebook source"]

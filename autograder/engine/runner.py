@@ -45,8 +45,10 @@ class RunOutcome:
     cells_stopped: list = field(default_factory=list)  # cells stopped at their time limit (indexes)
 
 
-def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, until=None):
+def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, until=None, files=None):
     """Execute `cells` (source strings), then each encoded call with its time limit.
+
+    `files` ({name: bytes}: the hand-in's helper modules) are put in each worker's folder first.
 
     `budget` caps the whole run; calls left when it is spent are not run.
     `until(index, outcome)`, when given, may return True to stop after that
@@ -73,6 +75,8 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
             if worker is None:  # every restart skips one more cell or follows a case: no count is needed
                 worker = sandbox.worker(slot)
                 worker.fork_runners = fork_runners
+                if files:
+                    worker.put_files(files)
                 cell_errors = _run_cells(worker, cells, skipped, stopped, cell_timeout, budget_left, reserve, spent,
                                          rerun=budget_left.forgive_cells)
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time

@@ -352,6 +352,22 @@ class Worker:
         reply["timed_out"] = timed_out or reply["interrupted"]
         return reply
 
+    def put_files(self, files, limit=5.0):
+        """Put {name: bytes} in the worker's folder, before its cells: the hand-in's helper modules.
+
+        Raises WorkerDied or WorkerTimeout as run_cell does; returns the checked reply.
+        """
+        message = {"op": "files", "files": [[name, data.decode("latin-1")] for name, data in files.items()]}
+        try:
+            reply, _ = self._exchange(message, limit, self.pid, "cell")
+        except replies.BadReply as error:
+            self.close()
+            raise WorkerDied(str(error)) from None
+        if reply is None:
+            self.close()
+            raise WorkerTimeout("no answer while putting the hand-in's files in place")
+        return reply
+
     def call(self, call, limit):
         """Run one encoded call in the case runner (forking one if needed), or in the worker.
 

@@ -6,6 +6,8 @@ replies use their own pipes, one JSON object per line:
 
     {"id", "op": "cell", "code", "limit"}    the worker runs a cell
         -> {"id", "ok", "error", "interrupted", "seconds"}
+    {"id", "op": "files", "files"}           the worker puts the hand-in's other files
+        -> (as for a cell)                   ([[name, latin-1 text], ...]) in its folder
     {"id", "op": "runner"}                   the worker forks a case runner from its
         -> {"id", "pid"}                     post-cells state; the runner answers
                                              (pid 0: no fork was possible, the worker answers calls)
@@ -27,9 +29,11 @@ nothing said here: every reply is checked (replies.py), every value is plain
 
 import ctypes
 import gc
+import importlib
 import json
 import os
 import signal
+import sys
 import time
 import traceback
 
@@ -50,6 +54,10 @@ _fired = False  # a limit signal came while it ran
 def serve(shell, request_fd, reply_fd):
     """The worker's loop: cells, and runners on request; returns when the grader hangs up."""
     _take_signals()
+    # As in a Jupyter kernel, modules in the notebook's own folder import (a helper handed in beside
+    # it, or one a cell wrote with %%writefile); the zygote's -I left that folder off sys.path.
+    if "" not in sys.path:
+        sys.path.insert(0, "")
     _serve(shell, _Channel(request_fd, reply_fd), runner=False)
 
 
@@ -66,6 +74,8 @@ def _serve(shell, channel, runner):
                 continue
             if op == "cell" and not runner:
                 reply = run_cell(shell, request)
+            elif op == "files" and not runner:
+                reply = put_files(request.get("files"))
             elif op == "call":  # in a runner, or in the worker itself (sandbox.Worker.fork_runners)
                 reply = call(shell, request)
             else:
@@ -147,11 +157,38 @@ def make_shell():
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
+    class GradingShell(InteractiveShell):
+        """IPython's shell with the two hooks it leaves to a frontend (ipykernel's shell fills them for a
+        kernel, which a worker has not): plots draw to no screen, and event loops are never started.
+
+        `%matplotlib inline`, `%matplotlib notebook`, `%matplotlib widget`, `%pylab inline` and `%gui qt`
+        are in real notebooks for what a person sees; a grader sees none of it, so every one of them
+        quietly becomes the inline backend (figures are made, shown to nobody) instead of costing a
+        correct notebook the cells that follow them."""
+
+        kernel = None  # notebooks look for it to tell a kernel from a terminal; there is neither
+
+        def enable_matplotlib(self, gui=None):
+            return super().enable_matplotlib("inline")
+
+        def enable_gui(self, gui=None):
+            pass
+
     config = Config()
     config.HistoryManager.enabled = False
     config.InteractiveShell.colors = "nocolor"
     config.InteractiveShell.xmode = "Plain"
-    return InteractiveShell.instance(config=config)
+    shell = GradingShell.instance(config=config)
+    # As in a kernel that takes no input (nbclient's default): input() fails at once and says why,
+    # where a worker's closed stdin would only say "EOF when reading a line".
+    shell.user_ns["input"] = shell.user_ns_hidden["input"] = _no_input
+    return shell
+
+
+def _no_input(prompt=""):
+    from IPython.core.error import StdinNotImplementedError
+    raise StdinNotImplementedError("input() was called, but a notebook being graded cannot be asked "
+                                   "for input: set the value in the code instead")
 
 
 def runtime_names():
@@ -194,6 +231,24 @@ def _disarm():
     _armed = False
     signal.setitimer(signal.ITIMER_PROF, 0)
     return _fired
+
+
+def put_files(files):
+    """The hand-in's helper modules beside its notebook, where `import utils` finds them as it did
+    for the student (the grader chose and checked the names; a base name is all that is kept)."""
+    started = time.perf_counter()
+    try:
+        for name, text in files:
+            name = os.path.basename(str(name))
+            if name and not name.startswith("."):
+                with open(name, "wb") as file:
+                    file.write(str(text).encode("latin-1"))
+        importlib.invalidate_caches()
+        error = None
+    except Exception as exc:  # noqa: BLE001 - a full disk, say: the cells then show what is missing
+        error = f"{type(exc).__name__}: {exc}"
+    return {"ok": error is None, "error": error, "interrupted": False,
+            "seconds": time.perf_counter() - started}
 
 
 def run_cell(shell, request):

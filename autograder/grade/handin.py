@@ -29,10 +29,11 @@ class SubmissionResult:
     rerun: str = ""                 # why it ran a second time with the generous cell limit ("" if it did not)
 
 
-def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None, cells=None):
+def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None, cells=None, files=None):
     """Grade the file at `path` for `student`; never raises for anything the file does.
 
     `cells`: the hand-in's code cells when intake has read them already (it reads each file once).
+    `files`: {name: bytes} put beside the notebook as it runs (the hand-in's helper modules).
     """
     settings = settings or assignment.settings()
     path = Path(path)
@@ -50,14 +51,14 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
     # hand-in lost points could the generous limit change the score: then it runs again with it, and
     # that run counts, so every score is what the generous limit alone would give.
     first = settings.first_cell_timeout or settings.cell_timeout
-    outcome = run_cases(assignment, sources, sandbox, slot, settings, cell_timeout=first)
+    outcome = run_cases(assignment, sources, sandbox, slot, settings, cell_timeout=first, files=files)
     results = _scored(assignment, expected, outcome, yardsticks, settings)
     rerun, seconds = "", outcome.seconds
     if outcome.cells_stopped and first < settings.cell_timeout and scoring.total(results) < assignment.max_score:
         stopped = ", ".join(str(kept[i][0]) for i in outcome.cells_stopped)
         rerun = (f"run again with the full cell limit of {settings.cell_timeout:g} s: cell {stopped} was stopped "
                  f"at {first:g} s and points were lost")
-        outcome = run_cases(assignment, sources, sandbox, slot, settings)
+        outcome = run_cases(assignment, sources, sandbox, slot, settings, files=files)
         results = _scored(assignment, expected, outcome, yardsticks, settings)
         seconds += outcome.seconds
     status, message = _status(results, outcome)
@@ -98,10 +99,11 @@ def cell_errors(kept, errors, lines=3):
     return result
 
 
-def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, until=None, cell_timeout=None):
+def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, until=None, cell_timeout=None,
+              files=None):
     """Run the code, then every case's call (or those of `cases`); used for grading, build and audit.
 
-    `until`: see runner.run.  `cell_timeout`: each cell's limit (default: the settings' generous one).
+    `until`, `files`: see runner.run.  `cell_timeout`: each cell's limit (default: the settings' generous one).
     """
     settings = settings or assignment.settings()
     cases = assignment.cases if cases is None else cases
@@ -115,7 +117,7 @@ def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, u
     timeouts = [limit_of.get(case.name) or case.timeout or settings.case_timeout or assignment.case_timeout
                 for case in ordered]
     outcome = runner.run(sandbox, slot, sources, calls, timeouts, cell_timeout or settings.cell_timeout,
-                         settings.hand_in_budget, until)
+                         settings.hand_in_budget, until, files)
     if until is None:                        # back in the cases' own order
         outcome.calls = [outcome.calls[order.index(i)] for i in range(len(cases))]
     return outcome

@@ -36,7 +36,8 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
                 return None
             if started is not None:
                 started(handin)
-            return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings)
+            return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings,
+                         files=handin.companion_files())
         except Exception as error:  # noqa: BLE001 - one hand-in's failure is its own row, never the run's end
             if cancel.is_set():     # Ctrl-C closed the sandbox under it: not this hand-in's failure
                 return None

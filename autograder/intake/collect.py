@@ -47,6 +47,7 @@ NOTEBOOK_SUFFIXES = (".ipynb", ".py")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX", ".DS_Store"}
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_COMPANION_BYTES = 1024 * 1024      # a helper module, not a data set
+MAX_COMPANIONS = 32                    # of them beside one notebook
 MAX_DEPTH = zips.MAX_DEPTH             # folders inside a student's folder, clone or zip
 
 
@@ -105,6 +106,10 @@ class Handin:
             else:                     # what the metadata says; the cells are read again when it runs, so a
                 self.assignment = notebook.assignment      # class of thousands costs no memory while it waits
                 self.language = notebook.language
+
+    def companion_files(self):
+        """{name: bytes} of its helper modules, read now (as the notebook is), to put beside it."""
+        return {name: _read_or_empty(path) for name, path in self.companions[:MAX_COMPANIONS]}
 
 
 @dataclass
