@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +44,7 @@ class Timing:
     commands: int = 0
     graded: int = 0
     notes: list = field(default_factory=list)
+    peak_mb: float = 0.0   # the largest resident size of the command or of a process it waited for
 
 
 def _env_with(venv_bin):
@@ -66,12 +68,18 @@ def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None, isolatio
                "--assignment", assignment.id, "--jobs", str(jobs), "--isolation", isolation, *options,
                "--out", str(out_dir), *map(str, paths)]
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)    # (not .wait(): wait4 also says its peak memory)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        printed = output.read().decode("utf-8", "replace")
     if timing is not None:
         timing.seconds += time.perf_counter() - started
         timing.commands += 1
-    if done.returncode != 0:
-        raise RuntimeError(f"autograder grade failed:\n{done.stdout}{done.stderr}")
+        timing.peak_mb = max(timing.peak_mb, usage.ru_maxrss / 1024)
+    if process.returncode != 0:
+        raise RuntimeError(f"autograder grade failed:\n{printed}")
     graded = results.read(out_dir, assignment)
     verdicts = {g.student: Verdict({c.name: c.points for c in g.cases}, g.status, g.message) for g in graded}
     if timing is not None:

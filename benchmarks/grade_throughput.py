@@ -8,19 +8,23 @@
 
 The class: --n copies of the example class's notebooks (examples/<id>/submissions),
 each made distinct (a comment with its number in its first code cell), named
-s001-alice, s002-bob, ...  Hand-ins that otter cannot finish (no cell time
-limit: see tests/test_engine_agreement.py) are left out of the class for every tool.
+s001-alice, s002-bob, ...  Ours and nbgrader grade the class as it is; only
+otter is given the class without the hand-ins it cannot finish (it has no cell
+time limit, so a top-level `while True` never ends: see
+tests/test_engine_agreement.py), and the output says which.
 
 ours:      `autograder grade --jobs J --out DIR CLASS`
 nbgrader:  `nbgrader autograde` in the nbgrader export's course folder (one command)
 otter:     `otter run` per notebook (J at a time), or otter's Python API in one process
            (`--otter-via api`); `otter grade` needs Docker.
 
-The class includes the example students whose code never ends (n-queens: ivan), as
-real classes do.  Ours is then timed twice, side by side: with those loopers (the
-class as it is) and without them (the loopers are the hand-ins it marks `timeout`);
-and the physical limit is printed: the student code's own time plus the limits the
-loopers must be given (they must be let run that long), over the cores.
+The class includes the example students whose code never ends, as real classes do:
+functions that loop (n-queens: ivan, status `timeout`) and a top-level cell that
+never ends after correct functions (peggy: a cell stopped at its limit).  Ours is
+timed on the class as it is, without any looper, and with each kind alone, from
+which it prints what each kind does to the class (a ratio) and what one looper of
+each kind costs, in honest hand-ins' time; and the physical limit: the student
+code's own time plus the limits the loopers must be given, over the cores.
 
 `--layers` grades the class (its loopers left out) once more per isolation
 layer, and prints each one's speed and grader overhead side by side; as root
@@ -68,13 +72,7 @@ except ImportError:   # the benchmark must not depend on the test suite being im
 def build_class(assignment, n, folder, without=()):
     """n distinct hand-ins cycling through the example class; returns their paths."""
     examples = sorted((ROOT / "examples" / assignment.id / "submissions").iterdir())
-    usable = []
-    for path in examples:
-        if any((tool, assignment.id, path.stem) in EXCLUDED_STUDENTS for tool in ("otter", "nbgrader")):
-            continue
-        if path.stem in without:
-            continue
-        usable.append(path)
+    usable = [path for path in examples if path.stem not in without]
     if not usable:
         raise SystemExit(f"{assignment.id} has no example class to copy")
     folder.mkdir(parents=True)
@@ -99,15 +97,20 @@ def build_class(assignment, n, folder, without=()):
     return paths
 
 
+PEAKS = {}  # label -> the largest peak memory of its runs, in MB (ours only)
+
+
 def measure(label, repeat, run):
-    """Run `run(attempt)` `repeat` times; return (median seconds, graded count, verdicts, timings)."""
+    """Run `run(attempt)` `repeat` times; return (median seconds, graded count, verdicts)."""
     timings, verdicts = [], None
     for attempt in range(repeat):
         timing = engines.Timing()
         verdicts = run(attempt, timing)
         timings.append(timing)
+        memory = f", peak memory {timing.peak_mb:.0f} MB" if timing.peak_mb else ""
         print(f"  {label} run {attempt + 1}/{repeat}: {timing.graded} graded in {timing.seconds:.1f} s "
-              f"({timing.commands} command(s))", flush=True)
+              f"({timing.commands} command(s){memory})", flush=True)
+    PEAKS[label] = max(t.peak_mb for t in timings)
     return statistics.median(t.seconds for t in timings), timings[-1].graded, verdicts
 
 
@@ -177,6 +180,19 @@ def compare_layers(names, course, assignment, paths, work, jobs, repeat):
     print()
 
 
+def growth(course, assignment, paths, seconds, work, args):
+    """A tenth of the class graded too: the time per hand-in and the memory should not grow with the class."""
+    part = paths[:len(paths) // 10]
+    part_seconds, _, _ = measure(f"ours, the first {len(part)} of the class", args.repeat,
+                                 lambda attempt, timing: engines.grade_ours(
+                                     course, assignment, part, work / f"ours-tenth-{attempt}", jobs=args.jobs,
+                                     timing=timing, isolation=args.isolation))
+    whole, tenth = PEAKS["ours"], PEAKS[f"ours, the first {len(part)} of the class"]
+    print(f"  as the class grows from {len(part)} to {len(paths)}: {part_seconds / len(part) * 1000:.0f} ms -> "
+          f"{seconds / len(paths) * 1000:.0f} ms per hand-in ({seconds / len(paths) / (part_seconds / len(part)):.2f}x), "
+          f"peak memory {tenth:.0f} MB -> {whole:.0f} MB ({whole / tenth:.2f}x)", flush=True)
+
+
 def physical_limit(gradebook, jobs):
     """(hand-ins per second no grader could beat, seconds of student code, seconds of looper limits).
 
@@ -197,11 +213,52 @@ def physical_limit(gradebook, jobs):
     return (handins / seconds if seconds else float("inf")), code + looper_code, limits
 
 
-def loopers(gradebook):
-    """The example students (by the name they were copied from) whose hand-ins ran out of time."""
+def example_of(path_or_student):
+    """The example student a hand-in of the class was copied from (s014-peggy -> peggy)."""
+    return Path(str(path_or_student)).stem.split("-", 1)[-1]
+
+
+def for_tool(tool, assignment, paths):
+    """The class a peer grades: all of it, but what it cannot finish (printed, with why)."""
+    left_out = {example_of(p) for p in paths if (tool, assignment.id, example_of(p)) in EXCLUDED_STUDENTS}
+    for student in sorted(left_out):
+        print(f"  {tool}: leaving {student}'s copies out of its class: "
+              f"{EXCLUDED_STUDENTS[(tool, assignment.id, student)]}", flush=True)
+    return [p for p in paths if example_of(p) not in left_out]
+
+
+def looper_kinds(gradebook):
+    """{kind: example students} of the hand-ins that loop: functions that never return (a case timed
+    out), and a cell that never ends (stopped at its limit) after functions that do."""
     with sqlite3.connect(gradebook) as db:
-        rows = db.execute("SELECT student FROM submissions WHERE status = 'timeout'").fetchall()
-    return {student.split("-", 1)[1] for (student,) in rows if "-" in student}
+        timed_out = {s for (s,) in db.execute("SELECT student FROM submissions WHERE status = 'timeout'")}
+        stopped = {s for (s,) in db.execute(
+            "SELECT DISTINCT s.student FROM submissions s JOIN cell_errors e ON e.submission_id = s.id "
+            "WHERE e.error LIKE '%time limit%' OR e.error LIKE 'stopped after%'")}
+    kinds = {"functions that loop": {example_of(s) for s in timed_out},
+             "a cell that never ends": {example_of(s) for s in stopped - timed_out}}
+    return {kind: students for kind, students in kinds.items() if students}
+
+
+def cost_of_loopers(seconds_of, paths, kinds):
+    """Print each kind of looper's cost, from the class's timings: `seconds_of(paths)` grades a class."""
+    loopers = set().union(*kinds.values())
+    calm = [p for p in paths if example_of(p) not in loopers]
+    base = seconds_of("no loopers", calm)
+    honest = base / len(calm)
+    lines = []
+    for kind, students in kinds.items():
+        part = [p for p in paths if example_of(p) not in loopers or example_of(p) in students]
+        extra = seconds_of(kind, part) - base
+        count = len(part) - len(calm)
+        lines.append(f"  one hand-in with {kind} ({', '.join(sorted(students))}; {count} in the class) costs "
+                     f"{extra / count:.2f} s, {extra / count / honest:.1f} honest hand-ins' time")
+    every = seconds_of("every looper", paths)
+    print(f"\n  the class with every looper ({len(paths) - len(calm)} of {len(paths)}) costs "
+          f"{every / base:.2f}x the class without them ({every:.1f} s against {base:.1f} s; "
+          f"an honest hand-in {honest * 1000:.0f} ms)")
+    print("\n".join(lines), flush=True)
+    return every / base
 
 
 def agreement(ours, theirs):
@@ -311,18 +368,24 @@ def _main(course, argv):
         print(f"  ours ran with the '{layer_of(gradebook)}' isolation layer", flush=True)
         print_overhead(gradebook)
         ideal, code, limits = physical_limit(gradebook, args.jobs)
-        looping = loopers(gradebook)
-        calm = [p for p in paths if p.stem.split("-", 1)[1] not in looping]
-        if looping:
-            calm_seconds, calm_graded, verdicts["ours (no loopers)"] = measure(
-                "ours without " + ", ".join(sorted(looping)), args.repeat,
-                lambda attempt, timing: engines.grade_ours(
-                    course, assignment, calm, work / f"ours-calm-{attempt}", jobs=args.jobs, timing=timing,
-                    isolation=args.isolation))
-            rows["ours (no loopers)"] = (calm_seconds, calm_graded, len(calm))
-            print(f"  ours, side by side: with the loopers ({', '.join(sorted(looping))}) "
-                  f"{graded / seconds:.2f} hand-ins/s ({graded} in {seconds:.1f} s); without them "
-                  f"{calm_graded / calm_seconds:.2f} hand-ins/s ({calm_graded} in {calm_seconds:.1f} s)", flush=True)
+        kinds = looper_kinds(gradebook)
+        looping = set().union(*kinds.values()) if kinds else set()
+        calm = [p for p in paths if example_of(p) not in looping]
+        if kinds:
+            timed = {"every looper": seconds}
+
+            def seconds_of(label, part):
+                if label not in timed:
+                    timed[label], _, found = measure(
+                        f"ours, the class with {label}", args.repeat, lambda attempt, timing: engines.grade_ours(
+                            course, assignment, part, work / f"ours-{len(timed)}-{attempt}", jobs=args.jobs,
+                            timing=timing, isolation=args.isolation))
+                    if label == "no loopers":
+                        verdicts["ours (no loopers)"] = found
+                        rows["ours (no loopers)"] = (timed[label], len(found), len(part))
+                return timed[label]
+
+            cost_of_loopers(seconds_of, paths, kinds)
         print(f"  physical limit with --jobs {args.jobs}: {ideal:.2f} hand-ins/s (student code {code:.1f} s + the "
               f"limits the loopers must be given {limits:.1f} s, over {args.jobs} cores); ours reaches "
               f"{(graded / seconds) / ideal:.0%} of it", flush=True)
@@ -341,25 +404,30 @@ def _main(course, argv):
                   f"hand-ins/s ({tuned_graded} in {tuned_seconds:.1f} s); the loopers' limits {tuned_limits:.1f} s "
                   f"(physical limit {tuned_ideal:.2f} hand-ins/s); students who do not loop whose score changed: "
                   f"{len(changed)}" + (f" ({', '.join(changed[:5])})" if changed else ""), flush=True)
+        if len(paths) >= 1000:
+            growth(course, assignment, paths, seconds, work, args)
         if layers:
             compare_layers(layers, course, assignment, calm, work, args.jobs, args.repeat)
     # nbgrader and otter grade the same subset, and (when the class has loopers) that subset
     # without them too, so each ratio compares like with like.
     subsets = [("", subset)]
     if looping:
-        subsets.append((" (no loopers)", [p for p in subset if p.stem.split("-", 1)[1] not in looping]))
+        subsets.append((" (no loopers)", [p for p in subset if example_of(p) not in looping]))
     for suffix, class_part in subsets:
         share = len(paths) if not suffix else len(calm)
         if "nbgrader" in wanted:
+            nbgrader_part = for_tool("nbgrader", assignment, class_part)
             seconds, graded, verdicts["nbgrader" + suffix] = measure(
                 "nbgrader" + suffix, args.repeat, lambda attempt, timing: engines.grade_nbgrader(
-                    course, assignment, class_part, work / f"nbgrader{suffix.strip()}-{attempt}", timing=timing))
+                    course, assignment, nbgrader_part, work / f"nbgrader{suffix.strip()}-{attempt}", timing=timing))
             rows["nbgrader" + suffix] = (seconds, graded, share)
         if "otter" in wanted:
-            label = f"otter{suffix} ({'otter run' if args.otter_via == 'run' else 'Python API'})"
+            otter_part = for_tool("otter", assignment, class_part)
+            left_out = "" if len(otter_part) == len(class_part) else ", without what it cannot finish"
+            label = f"otter{suffix} ({'otter run' if args.otter_via == 'run' else 'Python API'}{left_out})"
             seconds, graded, verdicts["otter" + suffix] = measure(
                 label, args.repeat, lambda attempt, timing: engines.grade_otter(
-                    course, assignment, class_part, work / f"otter{suffix.strip()}-{attempt}", jobs=args.jobs,
+                    course, assignment, otter_part, work / f"otter{suffix.strip()}-{attempt}", jobs=args.jobs,
                     via=args.otter_via, timing=timing))
             rows["otter" + suffix] = (seconds, graded, share)
 

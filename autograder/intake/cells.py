@@ -112,7 +112,10 @@ def _upgraded_cells(data, name):
         worksheets = [{**sheet, "cells": [{**cell, "outputs": []} if "outputs" in cell else cell
                                            for cell in sheet.get("cells", []) if isinstance(cell, dict)]}
                       for sheet in data.get("worksheets", []) if isinstance(sheet, dict)]
-        upgraded = nbformat.convert(nbformat.from_dict({**data, "worksheets": worksheets}), 4)
+        # Each version's own reader first: it joins the line lists every real v2/v3 file holds
+        # ("input": ["line\n", ...]), which convert() alone cannot split.
+        old = nbformat.versions[data["nbformat"]].to_notebook_json({**data, "worksheets": worksheets})
+        upgraded = nbformat.convert(old, 4)
         return upgraded.get("cells")
     except RecursionError:
         raise SubmissionError("invalid-notebook", f"{name} nests too deeply to be a notebook") from None
