@@ -188,8 +188,9 @@ def growth(course, assignment, paths, seconds, work, args):
                                      course, assignment, part, work / f"ours-tenth-{attempt}", jobs=args.jobs,
                                      timing=timing, isolation=args.isolation))
     whole, tenth = PEAKS["ours"], PEAKS[f"ours, the first {len(part)} of the class"]
-    print(f"  as the class grows from {len(part)} to {len(paths)}: {part_seconds / len(part) * 1000:.0f} ms -> "
-          f"{seconds / len(paths) * 1000:.0f} ms per hand-in ({seconds / len(paths) / (part_seconds / len(part)):.2f}x), "
+    small, large = part_seconds / len(part), seconds / len(paths)
+    print(f"  as the class grows from {len(part)} to {len(paths)}: {small * 1000:.0f} ms -> "
+          f"{large * 1000:.0f} ms per hand-in ({large / small:.2f}x), "
           f"peak memory {tenth:.0f} MB -> {whole:.0f} MB ({whole / tenth:.2f}x)", flush=True)
 
 

@@ -106,7 +106,9 @@ def test_ours_otter_and_nbgrader_agree(assignment_id, course, tool_venvs, tmp_pa
     ours = engines.grade_ours(course, assignment, paths, tmp_path / "ours")
     assert sorted(ours) == sorted(Path(p).stem for p in paths)
     runnable = [p for p in paths if ("otter", assignment_id, Path(p).stem) not in EXCLUDED_STUDENTS]
-    otter = engines.grade_otter(course, assignment, runnable, tmp_path / "otter")
+    # One process through otter's Python API (test_export_otter checks it agrees with `otter run`):
+    # a fresh `otter run` per notebook costs seconds of start-up each.
+    otter = engines.grade_otter(course, assignment, runnable, tmp_path / "otter", via="api")
     nbgrader = engines.grade_nbgrader(
         course, assignment, [p for p in paths if ("nbgrader", assignment_id, Path(p).stem) not in EXCLUDED_STUDENTS],
         tmp_path / "nbgrader")

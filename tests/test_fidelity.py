@@ -58,7 +58,8 @@ FRONTEND_LINES = [
     "%pylab inline\nx = linspace(0, 1, 5)",
     "plt.figure(figsize=(3, 3)); plt.plot([1, 2, 3]); plt.title('boards'); plt.show()",
     "from IPython.display import display, HTML, Markdown\ndisplay(HTML('<b>done</b>'), Markdown('*done*'))",
-    "ip = get_ipython()\nassert ip.kernel is None and ip.user_ns is not None\nip.run_line_magic('load_ext', 'autoreload')",
+    "ip = get_ipython()\nassert ip.kernel is None and ip.user_ns is not None\n"
+    "ip.run_line_magic('load_ext', 'autoreload')",
     "%load_ext autoreload\n%autoreload 2",
     "%%writefile board_helpers.py\ndef empty(n):\n    return [-1] * n",
     "import board_helpers\nassert board_helpers.empty(2) == [-1, -1]",

@@ -47,13 +47,18 @@ def sandbox_processes():
             if uid >= isolation.slot_uid(0, 0) and (uid - isolation.slot_uid(0, 0)) // isolation.MAX_SLOTS not in live]
 
 
+# Limits tighter than the defaults (a 0.1 s floor, 10x the reference): the loopers here cost a sixth of
+# their default limits, and every row is what the defaults give (tests/hostile/n-queens/expected.csv).
+TIGHT = ("--limit-floor", "0.1", "--limit-factor", "10")
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     if shared_sandbox().isolation != "namespaces":
         pytest.skip("the hostile corpus needs the namespaces layer here: a fork bomb is in it")
     out = tmp_path_factory.mktemp("hostile")
     result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
-                                       "--out", str(out), "--timeout", "1", "--submission-timeout", "20",
+                                       "--out", str(out), *TIGHT, "--submission-timeout", "20",
                                        str(CORPUS)])
     assert result.exit_code == 0, result.output
     return out
@@ -142,7 +147,7 @@ def mixed_class(tmp_path_factory):
 @pytest.fixture(scope="module")
 def mixed_rows(mixed_class, tmp_path_factory):
     out = tmp_path_factory.mktemp("mixed-out")
-    result = grade_command(mixed_class, out, "--timeout", "1")
+    result = grade_command(mixed_class, out, *TIGHT)
     assert result.returncode == 0, result.stderr[-3000:]
     return read_csv(out / "grades.csv")
 
@@ -159,7 +164,7 @@ def test_poisoned_replies_cost_only_their_own_cases_and_every_hand_in_gets_its_r
 
 
 def test_a_grader_started_with_sigint_ignored_gives_the_same_grades(mixed_class, mixed_rows, tmp_path):
-    result = grade_command(mixed_class, tmp_path, "--timeout", "1", ignore_sigint=True)
+    result = grade_command(mixed_class, tmp_path, *TIGHT, ignore_sigint=True)
     assert result.returncode == 0, result.stderr[-3000:]
     rows = read_csv(tmp_path / "grades.csv")
     assert {s: (r["score"], r["status"]) for s, r in rows.items()} == \

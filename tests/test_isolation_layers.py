@@ -150,7 +150,8 @@ def test_hostile_corpus_under_every_layer(tmp_path, course, condition, layer, ex
             os.chown(path, user.pw_uid, user.pw_gid)
     out = _owned_folder(tmp_path, condition, "out")
     grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
-                                 "--timeout", "1", "--submission-timeout", "20", "--isolation", layer, str(handins)],
+                                 "--limit-floor", "0.1", "--limit-factor", "10", "--submission-timeout", "20",
+                                 "--isolation", layer, str(handins)],
                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output, _ = grader.communicate(timeout=600)
     if "cannot read Python's own files" in output:
@@ -556,8 +557,10 @@ LOOPERS = {
 @pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
 def test_a_looper_that_ignores_interrupts_costs_what_a_plain_one_does(tmp_path, course, condition, layer,
                                                                        expect_layer):
-    """Each is alice's notebook with `is_solved` looping one way; with the default limits each must score
-    what the plain `while True: pass` scores, every case run (killing one is the grader's time)."""
+    """Each is alice's notebook with `is_solved` looping one way; each must score what the plain
+    `while True: pass` scores, every case run (killing one is the grader's time).  The limits are
+    tighter than the defaults (a 0.1 s floor, 5x the reference): the less time a limit leaves, the more
+    a slow kill would show, and the class costs a quarter of what it does with the defaults."""
     _skip_unless_possible(condition)
     handins = _owned_folder(tmp_path, condition, "handins")
     alice = json.loads((ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb").read_text())
@@ -571,7 +574,7 @@ def test_a_looper_that_ignores_interrupts_costs_what_a_plain_one_does(tmp_path, 
             os.chown(handins / f"{name}.ipynb", user.pw_uid, user.pw_gid)
     out = _owned_folder(tmp_path, condition, "out")
     grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
-                                 "--isolation", layer, str(handins)],
+                                 "--isolation", layer, "--limit-floor", "0.1", "--limit-factor", "5", str(handins)],
                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output, _ = grader.communicate(timeout=600)
     assert grader.returncode == 0, output
