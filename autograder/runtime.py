@@ -218,6 +218,18 @@ def fix_first(function):
     return f"This check calls `{function}`, which fails its own checks: fix `{function}` first."
 
 
+def raised_in(error, functions):
+    """Which of `functions` (those a checked function calls) the error was raised in, or None.
+
+    The innermost frame that is one of them: `is_solved` calling a `get_n` that is still a stub
+    fails with get_n's NotImplementedError, and the student must be sent to `get_n`."""
+    found = None
+    for frame, _ in _traceback.walk_tb(error.__traceback__):
+        if frame.f_code.co_name in functions:
+            found = frame.f_code.co_name
+    return found
+
+
 def timed_well(seconds, baseline_seconds, options):
     """For faster_than: is `seconds` at least `speedup` times below the baseline's?"""
     return seconds * options.get("speedup", 1) <= baseline_seconds
@@ -327,7 +339,7 @@ def run_checks(cases, namespace=None, uses=()):
     for case in cases:
         total += case["points"]
         how, options = case.get("compare", "equal"), case.get("options") or {}
-        received, error, slow, timing, seconds = None, None, None, "", 0.0
+        received, error, slow, timing, seconds, raiser = None, None, None, "", 0.0, None
         try:
             received, seconds = best_time(lambda: to_plain(eval(case["call"], namespace)),  # noqa: S307
                                           options.get("repeat", 1))
@@ -340,6 +352,9 @@ def run_checks(cases, namespace=None, uses=()):
                     slow = too_slow_message(seconds, baseline, options)
         except Exception as exc:  # noqa: BLE001 - a check reports, it does not raise
             error = f"{type(exc).__name__}: {exc}"
+            raiser = raised_in(exc, uses)
+            if raiser:
+                error += f"\n(raised in `{raiser}`, which this check calls)"
         passed = error is None and slow is None and compare(case["expected"], received, how, options)
         earned += case["points"] if passed else 0
         verdict = "✓ pass" if passed else "✗ TOO SLOW" if slow else "✗ FAIL"
@@ -357,8 +372,9 @@ def run_checks(cases, namespace=None, uses=()):
         if case.get("limit") and error is None and seconds > case["limit"]:
             print(f"    time: {seconds:.3g} s here, over the grader's limit of {case['limit']:g} s for this case: "
                   "the grader would stop it (its limit counts CPU time; the reference takes far less)")
-        # A function not written yet is its own problem, whatever it calls (as on the feedback page).
-        blame = cause if cause and not (error or "").startswith("NotImplementedError") else None
+        # A function not written yet is its own problem, whatever it calls (as on the feedback page),
+        # unless the error came out of one of the functions it calls.
+        blame = raiser or (cause if cause and not (error or "").startswith("NotImplementedError") else None)
         if not passed and (blame or case.get("hint")):
             print(f"    hint: {fix_first(blame) if blame else case['hint']}")
     function = cases[0]["call"].split("(")[0] if cases else ""

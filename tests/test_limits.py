@@ -4,6 +4,7 @@ import copy
 import csv
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -178,12 +179,12 @@ def test_slow_but_correct_students_keep_full_marks_and_a_looper_stops_at_its_lim
         # CPU time hardly moves with load.
         assert limit == 0.25 if rule < 0.2 else rule * 0.99 <= limit <= rule * 3, (name, message)
         # ... and the time-out says how long the reference takes, so the student sees how far off they are.
-        assert "the reference solution takes about" in message, message
+        assert re.search(r"the reference solution takes (about [0-9.]+ m?s|under 1 ms)$", message), message
     feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", "--out", str(out)],
                               capture_output=True, text=True, timeout=300)
     assert feedback.returncode == 0, feedback.stderr[-2000:]
     page = next(out.glob("feedback/ivan*/feedback.md")).read_text(encoding="utf-8")
-    assert "the reference solution takes about" in page
+    assert "the reference solution takes" in page and "takes about 0 ms" not in page
 
 
 def test_a_public_check_that_runs_past_the_graders_limit_says_so(capsys):

@@ -21,6 +21,21 @@ def _md(text):
     return re.sub(r"([\\`*_\[\]|~])", r"\\\1", text)
 
 
+def _md_code(text):
+    """Our own sentences in Markdown: plain text as `md` makes it, with `backticked` parts as inline code
+    (so "fix `get_n` first" shows code, not backslashes).  Whatever a hand-in put inside stays text."""
+    parts = re.sub(r"\s+", " ", str(text)).strip().split("`")
+    if len(parts) % 2 == 0:                    # an unpaired backtick: nothing is code
+        return _md(str(text))
+    return "".join(_code(part) if i % 2 else _md_part(part) for i, part in enumerate(parts))
+
+
+def _md_part(text):
+    """`md` without its trimming: the spaces around an inline code span are kept."""
+    lead, trail = " " if text[:1] == " " else "", " " if text[-1:] == " " else ""
+    return f"{lead}{_md(text)}{trail}" if text.strip() else text
+
+
 def _code(text):
     """Inline code, safe in a table cell: a backtick run longer than any inside, pipes escaped."""
     text = " ".join(str(text).split()).replace("|", "\\|")
@@ -56,6 +71,7 @@ def environment():
     env.filters["md"] = _md
     env.filters["fence"] = _fence
     env.filters["code"] = _code
+    env.filters["md_code"] = _md_code
     env.filters["inline_code"] = _inline_code
     return env
 

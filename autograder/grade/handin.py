@@ -78,13 +78,15 @@ def _with_reference_times(results, reference):
     out = []
     for result, seconds in zip(results, reference or [None] * len(results)):
         if result.status == "timeout" and seconds is not None and result.message.startswith("no result within"):
-            result = replace(result, message=f"{result.message}; the reference solution takes about "
-                                             f"{_seconds(seconds)}")
+            result = replace(result, message=f"{result.message}; the reference solution takes "
+                                             f"{'' if seconds < 0.001 else 'about '}{_seconds(seconds)}")
         out.append(result)
     return out + results[len(out):]
 
 
 def _seconds(value):
+    if value < 0.001:
+        return "under 1 ms"                  # not "about 0 ms": the reference is fast, not instant
     return f"{value * 1000:.2g} ms" if value < 0.1 else f"{value:.2g} s"
 
 
