@@ -41,16 +41,19 @@ def score_histogram(scores, max_score, step=0.5):
     return _data_uri(figure)
 
 
-def pass_rates(labels, rates, hidden):
-    """One horizontal bar per case: the share of students who passed it (0..1)."""
+def pass_rates(labels, rates, hidden, narrow=False):
+    """One horizontal bar per case: the share of students who passed it (0..1).
+
+    `narrow`: drawn for a phone's width (about 360 px): shorter labels, and the same font sizes on a
+    figure half as wide, so the text is as large on the screen as on a wide one."""
     height = max(2.5, 0.28 * len(labels) + 1.0)
-    figure = Figure(figsize=(8, height))
+    figure = Figure(figsize=(3.6 if narrow else 8, height))
     axes = figure.add_subplot()
     positions = np.arange(len(labels))[::-1]
     colors = [HIDDEN if h else OK for h in hidden]
     axes.barh(positions, [100 * r for r in rates], color=colors, height=0.7)
     axes.set_yticks(positions)
-    axes.set_yticklabels([_short(label) for label in labels], fontsize=8)
+    axes.set_yticklabels([_short(label, 24 if narrow else 60) for label in labels], fontsize=8)
     axes.set_xlim(0, 100)
     axes.set_xlabel("students who passed (%)")
     for position, rate in zip(positions, rates):

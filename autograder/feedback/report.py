@@ -50,13 +50,11 @@ def _label(row, cases_by_name):
     return row.call or (case.call.text if case else row.name), False
 
 
-def wrote_nothing(submission):
-    """An empty hand-in, or one where every check stopped at a `raise NotImplementedError` left in place."""
-    if submission.status == "empty":
-        return True
-    rows = submission.cases
-    return bool(rows) and all(r.status == "error" and explain.exception_name(r.message) == "NotImplementedError"
-                              for r in rows)
+def _pass_chart(case_rows, narrow):
+    if not case_rows:
+        return None
+    return plots.pass_rates([c.label.removeprefix("hidden: ") for c in case_rows], [c.rate for c in case_rows],
+                            [c.hidden for c in case_rows], narrow=narrow)
 
 
 def did_not_run_cleanly(submission):
@@ -120,13 +118,16 @@ def _cut(text):
 
 
 def class_report(course, assignment, out_dir):
-    submissions = load_submissions(out_dir, assignment.id)
+    everyone = load_submissions(out_dir, assignment.id)
+    # The LMS's own test account (Canvas's "Test Student") is listed, never counted: it is not a student.
+    submissions = [s for s in everyone if not explain.is_test_student(s.display_name)]
+    test_accounts = [s for s in everyone if explain.is_test_student(s.display_name)]
     cases_by_name = {c.name: c for c in assignment.cases}
     stats = {}
     for case in assignment.cases:
         label = f"hidden: {case.description}" if case.hidden else case.call.text
         stats[label] = CaseStats(label, case.hidden, case.points, statuses=defaultdict(int))
-    empty = [s for s in submissions if wrote_nothing(s)]
+    empty = [s for s in submissions if explain.wrote_nothing(s)]
     nothing_from = {s.student for s in empty}
     failures = defaultdict(lambda: {"students": set(), "checks": set(), "count": 0})
     for submission in submissions:
@@ -161,8 +162,8 @@ def class_report(course, assignment, out_dir):
         median=f"{statistics.median(scores):g}" if scores else "-",
         full_marks=sum(1 for s in scores if s >= max_score - 1e-9),
         histogram=plots.score_histogram(scores, max_score) if scores else None,
-        pass_chart=plots.pass_rates([c.label.removeprefix("hidden: ") for c in case_rows], [c.rate for c in case_rows],
-                                    [c.hidden for c in case_rows]) if case_rows else None,
+        pass_chart=_pass_chart(case_rows, narrow=False),
+        pass_chart_narrow=_pass_chart(case_rows, narrow=True),
         cases=[dict(label=c.label, hidden=c.hidden, points=f"{c.max_points:g}", passed=c.passed, total=c.total,
                     rate=f"{100 * c.rate:.0f}%",
                     other=", ".join(f"{explain.case_result(s)}: {n}" for s, n in sorted(c.statuses.items())
@@ -182,7 +183,9 @@ def class_report(course, assignment, out_dir):
         late=[_student_row(s) for s in submissions if s.late],
         has_lateness=any(s.late is not None for s in submissions),
         slowest=[_student_row(s) for s in sorted(submissions, key=lambda s: -s.seconds)[:SLOWEST]],
-        students=[_student_row(s) for s in submissions],
+        students=[_student_row(s) for s in submissions]
+        + [dict(_student_row(s), student=f"{_who(s)} (the LMS's test account: not counted)") for s in test_accounts],
+        test_accounts=[_who(s) for s in test_accounts],
     )
     return render("report.html.j2", **context)
 

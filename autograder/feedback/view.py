@@ -32,12 +32,14 @@ def _when(iso):
 
 
 def _note_repeat(item, earlier):
-    """A failure that repeats an earlier one word for word says so instead of repeating it all."""
-    same = ("status", "message", "why", "traceback", "advice")
+    """A failure that repeats an earlier one (the same error from the same function) is folded into it: the
+    earlier block lists this call among `also`, and this one gets no block of its own (`same_as`)."""
+    same = ("status", "message", "why", "advice", "function")
     for other in earlier:
         if not other["passed"] and not other.get("same_as") and all(other[k] == item[k] for k in same) \
                 and (item["message"] or item["traceback"]) and item["status"] != "failed":
             item["same_as"] = other["call"]
+            other["also"].append(item["call"])
             return
     item["same_as"] = ""
 
@@ -72,7 +74,8 @@ def _public_item(row, case, expected, callers_of_cause):
     item = dict(passed=row.status == "passed", status="slow" if slow else row.status or "not-run", call=call,
                 result=explain.case_result(row.status, row.message),
                 expected=shown_expected, received=row.received if row.status in ("passed", "failed") else "",
-                advice="", message="", why="", diff="", error_words="", traceback="", hint="", same_as="")
+                advice="", message="", why="", diff="", error_words="", traceback="", hint="", same_as="",
+                also=[], function=row.function)
     if row.status == "not-run":
         item["expected"] = None
     elif row.status != "passed":
@@ -130,6 +133,8 @@ def student_view(submission, assignment, expected, course):
                    for e in submission.cell_errors]
     if cell_errors and problem and submission.status == "graded":
         problem = None      # the failing cells, shown by name, say it better
+    if submission.status != "empty" and explain.wrote_nothing(submission):
+        problem = explain.template_problem(assignment.cases[0].function if assignment.cases else "the first function")
     colab_url, colab_note = notebook_link(submission, assignment, course)
     return dict(
         student=submission.display_name,

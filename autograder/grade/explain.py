@@ -115,6 +115,31 @@ def submission_problem(status, message=""):
     return None
 
 
+def is_test_student(name):
+    """Is this the LMS's own test account?  Canvas names it "Test Student" (its submission zips spell it
+    "studenttest"); a teacher's "Student view" hands in as that account."""
+    return re.sub(r"[^a-z]", "", str(name).lower()) in ("teststudent", "studenttest")
+
+
+def wrote_nothing(submission):
+    """An empty hand-in, or one where every check stopped at a `raise NotImplementedError` left in place
+    (the template handed in as it was)."""
+    if submission.status == "empty":
+        return True
+    rows = submission.cases
+    return bool(rows) and all(r.status == "error" and exception_name(r.message) == "NotImplementedError"
+                              for r in rows)
+
+
+def template_problem(first_function):
+    """(what happened, what to try) for a hand-in that is still the template: said once, at the top."""
+    return ("Your notebook is still the template: none of its functions is written yet, so every check "
+            "stopped at a `raise NotImplementedError` line.",
+            f"Start with `{first_function}`: replace its `raise NotImplementedError(...)` line between "
+            "`### BEGIN YOUR CODE` and `### END YOUR CODE`, run its check cell, and go on down the notebook. "
+            "If you did write code, check that you handed in the notebook you saved, not a fresh copy.")
+
+
 def exception_name(message):
     """`NameError` from "NameError: name 'x' is not defined"; None when the message has no type.
 
