@@ -135,6 +135,8 @@ def student_view(submission, assignment, expected, course):
         problem = None      # the failing cells, shown by name, say it better
     if submission.status != "empty" and explain.wrote_nothing(submission):
         problem = explain.template_problem(assignment.cases[0].function if assignment.cases else "the first function")
+        for item in public:     # the notice above says it all once: each block keeps its call and hint only
+            item.update(advice="", message="", error_words="", traceback="", expected=None, received="")
     colab_url, colab_note = notebook_link(submission, assignment, course)
     return dict(
         student=submission.display_name,
