@@ -87,7 +87,9 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
             index = len(outcomes)
             limit = max(0.01, min(timeouts[index], budget_left(worker)))
             ran_in_worker = worker.runner == worker.pid or (worker.runner is None and not worker.fork_runners)
-            outcome, alive = _call(worker, calls[index], limit, spent)
+            ahead = _next_call(calls, timeouts, index, budget_left(worker) - limit) \
+                if ran_in_worker and until is None else None
+            outcome, alive = _call(worker, calls[index], limit, spent, ahead)
             outcomes.append(outcome)
             if not alive:
                 runners += worker.runners_started
@@ -167,18 +169,30 @@ def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, s
     return errors
 
 
-def _call(worker, call, timeout, spent):
+def _next_call(calls, timeouts, index, budget_after):
+    """(the call after `index`, its limit) to send ahead of its turn, or None.
+
+    Only between calls timed once (a case that judges speed is timed alone, from its own request),
+    and only when the budget left after this call's whole limit still gives the next its full limit,
+    so the limit sent ahead is the one it would have had anyway."""
+    following = index + 1
+    if following >= len(calls) or calls[index].get("repeat", 1) != 1 or calls[following].get("repeat", 1) != 1:
+        return None
+    return (calls[following], timeouts[following]) if budget_after > timeouts[following] else None
+
+
+def _call(worker, call, timeout, spent, ahead=None):
     """One call; returns (outcome, whether the worker is still usable).
 
     The time is measured here, outside the student's process, so patching
     the clock in the notebook changes nothing.  A call with "repeat": k runs
-    k times and keeps the fastest, for cases that judge speed.
+    k times and keeps the fastest, for cases that judge speed.  `ahead`: see Worker.call.
     """
     best, cpu = None, []
     for _ in range(call.get("repeat", 1)):
         started = time.perf_counter()
         try:
-            reply = worker.call(call, timeout)
+            reply = worker.call(call, timeout, ahead)
         except CaseCrashed as error:
             return CallOutcome("crashed", message=str(error), seconds=time.perf_counter() - started), True
         except WorkerTimeout:

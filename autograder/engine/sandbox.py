@@ -317,6 +317,9 @@ class Worker:
         self._lines = replies.Lines(replies_fd, sandbox.limits.max_reply_bytes)
         self._replies = replies_fd
         self._sequence = 0
+        # A call sent before its turn (see call's `ahead`): (its request number, the request), or None.
+        self._ahead = None
+        self._interrupted_last = False  # the grader interrupted the last request it waited for
         self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
         self._runner_fd = None  # a pidfd for it: liveness and signals without a pid race
         self.runners_started = 0
@@ -368,12 +371,14 @@ class Worker:
             raise WorkerTimeout("no answer while putting the hand-in's files in place")
         return reply
 
-    def call(self, call, limit):
+    def call(self, call, limit, ahead=None):
         """Run one encoded call in the case runner (forking one if needed), or in the worker.
 
         Returns the checked reply, with "timed_out" and "cpu_seconds".  Raises
         CaseCrashed when the call's runner died or answered badly (the worker is
         still fine), WorkerDied when the worker itself must be replaced.
+        `ahead`: (the next call, its limit), sent right behind this one when the worker answers calls
+        itself, so it starts the moment this one is answered instead of a round trip later.
         """
         if self.runner not in (None, self.pid) and not _alive(self.runner, self._runner_fd):
             self._stop_runner()  # it ended after its last answer: that costs no case
@@ -383,8 +388,11 @@ class Worker:
             else:
                 self.runner = self.pid
         runner = self.runner
+        if runner != self.pid:
+            ahead = None  # a runner that crashes would leave the next call for the worker to run: one at a time
         try:
-            reply, timed_out = self._exchange({"op": "call", **call}, limit, runner, "call")
+            reply, timed_out = self._exchange({"op": "call", **call}, limit, runner, "call",
+                                              ahead=None if ahead is None else ({"op": "call", **ahead[0]}, ahead[1]))
         except _RunnerEnded as ended:
             raise CaseCrashed(f"the Python process running it stopped: {_how_it_ended(ended.status)}") from None
         except replies.BadReply as error:
@@ -452,29 +460,48 @@ class Worker:
         self.close()
         raise WorkerDied("it did not notice its case runner end")
 
-    def _exchange(self, message, limit, pid, kind):
+    def _exchange(self, message, limit, pid, kind, ahead=None):
         """Send a request; return (checked reply or None if it never came, whether it was stopped).
 
-        `pid` is the process doing the work, watched for CPU time.  Raises
-        BadReply, _RunnerEnded (its runner ended instead of answering) and
-        WorkerDied (the worker ended).
+        `pid` is the process doing the work, watched for CPU time.  `ahead`: (the next request, its
+        limit), written right behind this one (see call).  Raises BadReply, _RunnerEnded (its runner
+        ended instead of answering) and WorkerDied (the worker ended).
         """
-        self._sequence += 1
-        number = self._sequence
-        try:
-            _write_all(self._requests, (json.dumps({**message, "id": number, "limit": limit}) + "\n").encode())
-        except OSError:
-            raise WorkerDied(self._death()) from None
+        request = {**message, "limit": limit}
+        sent_ahead = self._ahead is not None and self._ahead[1] == request and pid == self.pid
+        leaked = sent_ahead and self._interrupted_last
+        # (A request sent ahead that is not the one wanted now is answered first, and that late answer
+        # is skipped by its number.)
+        number, self._ahead = (self._ahead[0] if sent_ahead else None), None
+        if not sent_ahead:
+            self._sequence += 1
+            number = self._sequence
+            self._write({**request, "id": number})
+        if ahead is not None:
+            self._sequence += 1
+            self._ahead = (self._sequence, {**ahead[0], "limit": ahead[1]})
+            self._write({**self._ahead[1], "id": self._sequence})
         # A cell is also held to its limit in wall time (less time waiting for a CPU), as a
         # top-level loop of forks spends it in the kernel, where the CPU timer sees little.
         waited = _Watch(pid, limit, stall_after=limit if kind == "cell" else None)
         try:
-            return self._await(number, kind, pid, waited)
+            reply, stopped = self._await(number, kind, pid, waited)
         finally:
             self._last_cpu, charge = waited.end()
             # A request is charged at most its limit: what it took the grader to notice and stop an
             # overrun is the grader's time, never the hand-in's budget.
             self.charged += min(charge, limit)
+        if leaked and not stopped and reply is not None and reply.get("interrupted"):
+            # The interrupt the grader sent its predecessor may have landed in this request, which the
+            # worker had already begun: it runs again, on its own.
+            return self._exchange(message, limit, pid, kind)
+        return reply, stopped
+
+    def _write(self, request):
+        try:
+            _write_all(self._requests, (json.dumps(request) + "\n").encode())
+        except OSError:
+            raise WorkerDied(self._death()) from None
 
     def _await(self, number, kind, pid, waited):
         interrupted_at = None
@@ -514,6 +541,7 @@ class Worker:
                 continue  # the late answer to a request already given up on
             if reply.get("id") != number:
                 raise replies.BadReply("it wrote something other than the answer to the grader's request")
+            self._interrupted_last = interrupted_at is not None
             return replies.check(kind, reply), interrupted_at is not None
 
     def _check_disk(self):
