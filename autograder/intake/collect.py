@@ -46,7 +46,7 @@ from .files import UnsafeFile
 NOTEBOOK_SUFFIXES = (".ipynb", ".py")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX", ".DS_Store"}
 GRADESCOPE_METADATA = "submission_metadata.yml"
-MAX_COMPANION_BYTES = 1024 * 1024      # a helper module, not a data set
+MAX_COMPANION_BYTES = 1024 * 1024      # helper modules, not a data set: each, and all of one hand-in's together
 MAX_COMPANIONS = 32                    # of them beside one notebook
 MAX_DEPTH = zips.MAX_DEPTH             # folders inside a student's folder, clone or zip
 
@@ -108,8 +108,15 @@ class Handin:
                 self.language = notebook.language
 
     def companion_files(self):
-        """{name: bytes} of its helper modules, read now (as the notebook is), to put beside it."""
-        return {name: _read_or_empty(path) for name, path in self.companions[:MAX_COMPANIONS]}
+        """{name: bytes} of its helper modules, read now (as the notebook is), to put beside it: at most
+        MAX_COMPANIONS of them and MAX_COMPANION_BYTES in all, since they reach the worker in one request."""
+        found, total = {}, 0
+        for name, path in self.companions[:MAX_COMPANIONS]:
+            data = _read_or_empty(path)
+            if total + len(data) > MAX_COMPANION_BYTES:
+                break
+            found[name], total = data, total + len(data)
+        return found
 
 
 @dataclass
