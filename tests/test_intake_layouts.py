@@ -635,3 +635,16 @@ def test_moodle_as_it_writes_today_folders_without_a_trailing_underscore_online_
     assert rows["moodle:1234570"]["score"] == "5"
     assert rows["moodle:1234568"]["status"] == "no-notebook" and "online text" in rows["moodle:1234568"]["message"]
     assert rows["moodle:1234569"]["status"] == "no-notebook" and "report.pdf" in rows["moodle:1234569"]["message"]
+
+
+def test_helper_modules_reach_the_worker_within_their_cap(tmp_path):
+    from autograder.intake.collect import MAX_COMPANION_BYTES, MAX_COMPANIONS, Handin
+    helpers = []
+    for number in range(MAX_COMPANIONS + 5):
+        path = tmp_path / f"helper{number}.py"
+        path.write_bytes(b"#" * (MAX_COMPANION_BYTES // 8))
+        helpers.append((path.name, path))
+    handin = Handin("ann", "ann.ipynb", ALICE, None, companions=tuple(helpers))
+    files = handin.companion_files()
+    assert 0 < len(files) <= MAX_COMPANIONS and sum(map(len, files.values())) <= MAX_COMPANION_BYTES
+    assert list(files) == [name for name, _ in helpers[:len(files)]]      # the first ones, in order
