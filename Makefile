@@ -53,9 +53,13 @@ quick: $(VENV)/.test-installed
 
 # Everything: in parallel, then, one at a time, the tests that must have the machine to themselves
 # (they judge time, or change the checkout's own file modes).
+# One worker more than there are cores: many tests spend part of their time waiting for a kernel or a
+# subprocess to start, which another worker fills; worksteal keeps the long tests from ending the run alone.
+TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
+
 test: $(VENV)/.test-installed $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.installed
 	sh tests/browser/install.sh
-	$(BIN)/python -m pytest -n auto -m "not alone"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone"
 	$(BIN)/python -m pytest -m alone
 
 build: install
