@@ -353,6 +353,9 @@ def _main(course, argv):
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="grade-throughput-"))
     work.mkdir(parents=True, exist_ok=True)
+    # mkdtemp's folder is its owner's alone; as root without CAP_SYS_ADMIN the worker is a slot's own user id
+    # before it makes its namespaces, and must reach the sandbox folder under --out (o+x: nothing becomes listable).
+    work.chmod(work.stat().st_mode | 0o011)
     paths = build_class(assignment, args.n, work / "class", {w.strip() for w in args.without.split(",") if w.strip()})
     subset = paths if args.subset <= 0 else paths[:min(args.subset, len(paths))]
     print(f"class: {len(paths)} hand-ins of {assignment.id} in {work / 'class'} "

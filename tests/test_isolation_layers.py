@@ -583,3 +583,20 @@ def test_a_looper_that_ignores_interrupts_costs_what_a_plain_one_does(tmp_path, 
     with sqlite3.connect(out / "g" / "gradebook.db") as db:
         not_run = db.execute("SELECT COUNT(*) FROM case_results WHERE message LIKE 'not run%'").fetchone()[0]
     assert not_run == 0
+
+
+@pytest.mark.conditions
+def test_an_out_no_other_user_can_reach_is_named_as_root_without_cap_sys_admin(tmp_path, course):
+    """As Docker runs the grader: its workers are the slots' own user ids, so an --out under a `mktemp -d`
+    (mode 700) cannot hold their sandbox; the message names the folder and the fix, not the kernel."""
+    _skip_unless_possible("no-cap-sys-admin")
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    grader = _launch("no-cap-sys-admin", ["--course", str(course), "grade", "--assignment", "n-queens", "--out",
+                                          str(private / "out"), "--isolation", "namespaces",
+                                          str(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb")],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output, _ = grader.communicate(timeout=300)
+    assert grader.returncode == 1, output
+    assert f"{private} (mode 0o700) is its owner's alone" in output and "chmod o+x" in output, output
+    assert "kernel refused" not in output and "Traceback" not in output

@@ -138,6 +138,7 @@ def enter_namespaces(uid, limits, root, new_pid=True):
         # not write its own uid_map.  Its processes are its hand-in's alone, and RLIMIT_CORE is 0.
         _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         _can_read_python()
+        _can_reach(root)
     outer_uid, outer_gid = os.geteuid(), os.getegid()
     _check(_libc.unshare(flags | (0 if as_root else CLONE_NEWUSER)), "unshare")
     if not as_root:
@@ -351,6 +352,22 @@ def _can_read_python():
                                     "install Python where every user can read it") from None
 
 
+def _can_reach(path):
+    """As a slot's own user id: every folder down to the sandbox's must let it pass.  A `mktemp -d` above
+    --out is its owner's alone (mode 700), and the kernel's refusal to mount there would say nothing useful."""
+    current = "/"
+    for part in os.path.normpath(path).split("/")[1:]:
+        current = os.path.join(current, part)
+        if not os.access(current, os.X_OK):
+            mode = oct(os.stat(current).st_mode & 0o777) if os.path.exists(current) else "?"
+            raise IsolationError(0, f"{REACH_PROBLEM} {current} (mode {mode}) is its owner's alone: make it "
+                                    "traversable (chmod o+x; nothing becomes listable) or give an --out other "
+                                    "users can reach")
+
+
+REACH_PROBLEM = "a worker's user id cannot reach the sandbox under --out:"
+
+
 def landlock_read_paths():
     return [p for p in SYSTEM_PATHS + tuple(python_paths()) if os.path.exists(p)]
 
@@ -523,6 +540,6 @@ def _try(layer, root, private_dir):
     if message.startswith(b"OK"):
         return None, json.loads(message[2:])
     text = message.decode(errors="replace") or "the layer's test process ended without a word"
-    if layer == "namespaces":
+    if layer == "namespaces" and not text.startswith(REACH_PROBLEM):
         return f"the kernel refused namespaces ({text}); unprivileged user namespaces may be disabled", []
     return text, []
