@@ -193,3 +193,16 @@ def test_classroom_release_says_which_students_it_could_not_release(classroom, t
     assert result.exit_code == 1
     assert "not released for bob: no git clone at" in result.output
     assert git(clones / "n-queens-alice", "rev-list", "--count", "feedback") == "2"
+
+
+def test_people_read_names_beside_the_lms_keys(tmp_path):
+    """A Canvas download keys students by user id; what feedback and release print names them too."""
+    from autograder.cli.feedback import feedback_command
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.write(EXAMPLE_SUBMISSIONS / "alice.ipynb", "smithalice_1001_5001_n-queens.ipynb")
+    grade(tmp_path / "out", archive)
+    written = run(feedback_command, "--out", tmp_path / "out")
+    assert "1 written (smithalice (canvas:1001))" in written.output, written.output
+    released = run(release_command, "--out", tmp_path / "out", "--to", tmp_path / "lms")
+    assert "whose results changed: smithalice (canvas:1001)" in released.output, released.output

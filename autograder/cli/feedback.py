@@ -19,7 +19,8 @@ def feedback_command(course_root, assignment_id, out_dir):
     changed = write_feedback(pages, out_dir)
     for student, leaks in sorted(pages.withheld.items()):
         click.echo(f"withheld the feedback of {student}: it would show a hidden case ({leaks[0]})", err=True)
+    who = {page.student: page.who for page in pages.pages}
     click.echo(f"feedback for {len(pages.pages)} student(s) in {out_dir / 'feedback'}: "
-               + (f"{len(changed)} written ({names(changed)})" if changed else "all unchanged"))
+               + (f"{len(changed)} written ({names([who[s] for s in changed])})" if changed else "all unchanged"))
     if pages.withheld:
         sys.exit(1)

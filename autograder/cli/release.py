@@ -50,13 +50,13 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
             raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
         result = release_classroom(assignment, pages, target)
         write_manifest(out_dir, assignment, target, result)
-    _say_what_changed(kind, result)
+    _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
 
 
-def _say_what_changed(kind, result):
+def _say_what_changed(kind, result, who):
     if result.changed:
         click.echo(f"released {kind} feedback for {len(result.changed)} student(s) whose results changed: "
-                   f"{names(result.changed)}")
+                   f"{names([who.get(s, s) for s in result.changed])}")
     else:
         click.echo(f"nothing changed since the last release ({len(result.unchanged)} student(s) up to date)")
     if getattr(result, "removed", None):

@@ -28,6 +28,12 @@ class Page:
     markdown: str
     submission: object    # load.SubmissionRow
 
+    @property
+    def who(self):
+        """For people: the student's name, with the key when it is not the name (`smithalice (canvas:1001)`)."""
+        name = self.submission.display_name
+        return name if name == self.student else f"{name} ({self.student})"
+
 
 @dataclass
 class Pages:
