@@ -16,6 +16,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import engines  # noqa: E402,F401  (re-exported for the tests that compare engines)
 STUDENT_PYTHON = ROOT / ".venv-student" / "bin" / "python"
+# The n-queens functions of a cheating hand-in, answered from the dict ANSWERS of expected values it found
+# somewhere (what the tests that hide the answers try to find).
+ANSWERED_FROM_THE_EXPECTED_VALUES = '''def count_solutions(n):
+    return ANSWERS[f"count_solutions({n})"]
+def get_n(pos):
+    return ANSWERS[f"get_n({pos!r})"]
+def board2str(pos):
+    return ANSWERS[f"board2str({pos!r})"]
+def is_solved(pos):
+    return ANSWERS[f"is_solved({pos!r})"]
+'''
 
 
 @pytest.fixture(scope="session", autouse=True)

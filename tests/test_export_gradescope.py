@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from autograder.export import gradescope, results
 from autograder.cli.export import export
 from autograder.grade.handin import grade
-from conftest import ROOT
+from conftest import ANSWERED_FROM_THE_EXPECTED_VALUES, ROOT
 
 
 EXAMPLES = ROOT / "examples" / "n-queens"
@@ -158,15 +158,7 @@ for path in %r:
         break
     except (OSError, ValueError, KeyError):
         pass
-def count_solutions(n):
-    return ANSWERS[f"count_solutions({n})"]
-def get_n(pos):
-    return ANSWERS[f"get_n({pos!r})"]
-def board2str(pos):
-    return ANSWERS[f"board2str({pos!r})"]
-def is_solved(pos):
-    return ANSWERS[f"is_solved({pos!r})"]
-"""
+""" + ANSWERED_FROM_THE_EXPECTED_VALUES
 
 
 @pytest.mark.conditions

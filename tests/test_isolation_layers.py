@@ -99,6 +99,14 @@ def _owned_folder(tmp_path, condition, name):
     return folder
 
 
+def _hand_over(folder, condition):
+    """The hand-ins in `folder` belong to whoever grades them in `condition`, as an instructor's own downloads do."""
+    if condition == "ordinary-user":
+        user = pwd.getpwnam(TEST_USER)
+        for path in folder.iterdir():
+            os.chown(path, user.pw_uid, user.pw_gid)
+
+
 @pytest.fixture
 def course(tmp_path):
     """A private copy of the course that every condition's user can read.
@@ -144,10 +152,7 @@ def test_hostile_corpus_under_every_layer(tmp_path, course, condition, layer, ex
     handins = _owned_folder(tmp_path, condition, "handins")
     for notebook in CORPUS.glob("*.ipynb"):
         shutil.copy(notebook, handins / notebook.name)
-    if condition == "ordinary-user":
-        user = pwd.getpwnam(TEST_USER)
-        for path in handins.iterdir():
-            os.chown(path, user.pw_uid, user.pw_gid)
+    _hand_over(handins, condition)
     out = _owned_folder(tmp_path, condition, "out")
     grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
                                  "--limit-floor", "0.1", "--limit-factor", "10", "--submission-timeout", "20",
@@ -242,9 +247,7 @@ def test_kill_9_of_the_grader_takes_every_hand_in_with_it(tmp_path, course, cond
     handins = _owned_folder(tmp_path, condition, "handins")
     for name in ("ann", "ben", "cat", "dan"):
         (handins / f"{name}.ipynb").write_text(LOOPER)
-        if condition == "ordinary-user":
-            user = pwd.getpwnam(TEST_USER)
-            os.chown(handins / f"{name}.ipynb", user.pw_uid, user.pw_gid)
+    _hand_over(handins, condition)
     out = _owned_folder(tmp_path, condition, "out")
     grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
                                  "--jobs", "2", "--isolation", layer, str(handins)],
@@ -327,10 +330,7 @@ def test_no_worker_is_uid_0_outside_or_reaches_the_host(tmp_path, course, condit
                 "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (handins / "prober.ipynb").write_text(json.dumps(notebook))
     shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
-    if condition == "ordinary-user":
-        user = pwd.getpwnam(TEST_USER)
-        for path in handins.iterdir():
-            os.chown(path, user.pw_uid, user.pw_gid)
+    _hand_over(handins, condition)
     out = _owned_folder(tmp_path, condition, "out")
     grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
                                  "--isolation", layer, str(handins)],
@@ -569,9 +569,7 @@ def test_a_looper_that_ignores_interrupts_costs_what_a_plain_one_does(tmp_path, 
         notebook["cells"].append({"cell_type": "code", "execution_count": None, "id": "loop", "metadata": {},
                                   "outputs": [], "source": code})
         (handins / f"{name}.ipynb").write_text(json.dumps(notebook))
-        if condition == "ordinary-user":
-            user = pwd.getpwnam(TEST_USER)
-            os.chown(handins / f"{name}.ipynb", user.pw_uid, user.pw_gid)
+    _hand_over(handins, condition)
     out = _owned_folder(tmp_path, condition, "out")
     grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
                                  "--isolation", layer, "--limit-floor", "0.1", "--limit-factor", "5", str(handins)],

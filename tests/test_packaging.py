@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ANSWERED_FROM_THE_EXPECTED_VALUES, ROOT
 
 pytestmark = [pytest.mark.slow]
 
@@ -68,15 +68,7 @@ def _look(folder, depth=0):
             pass
 for start in [*sys.path, os.path.expanduser("~"), "/tmp", "/"]:
     _look(start)
-def count_solutions(n):
-    return ANSWERS[f"count_solutions({n})"]
-def get_n(pos):
-    return ANSWERS[f"get_n({pos!r})"]
-def board2str(pos):
-    return ANSWERS[f"board2str({pos!r})"]
-def is_solved(pos):
-    return ANSWERS[f"is_solved({pos!r})"]
-'''
+''' + ANSWERED_FROM_THE_EXPECTED_VALUES
 
 
 @pytest.mark.parametrize("layer", ["namespaces", "users", "landlock"])

@@ -344,14 +344,8 @@ class Worker:
 
         Raises WorkerTimeout when it would not stop, WorkerDied when it ended or misbehaved.
         """
-        try:
-            reply, timed_out = self._exchange({"op": "cell", "code": code}, limit, self.pid, "cell")
-        except replies.BadReply as error:
-            self.close()
-            raise WorkerDied(str(error)) from None
-        if reply is None:
-            self.close()
-            raise WorkerTimeout("no answer within the time limit, even after an interrupt")
+        reply, timed_out = self._worker_request({"op": "cell", "code": code}, limit,
+                                                "no answer within the time limit, even after an interrupt")
         reply["timed_out"] = timed_out or reply["interrupted"]
         return reply
 
@@ -361,15 +355,21 @@ class Worker:
         Raises WorkerDied or WorkerTimeout as run_cell does; returns the checked reply.
         """
         message = {"op": "files", "files": [[name, data.decode("latin-1")] for name, data in files.items()]}
+        reply, _ = self._worker_request(message, limit, "no answer while putting the hand-in's files in place")
+        return reply
+
+    def _worker_request(self, message, limit, no_answer):
+        """A request the worker itself answers with a cell's reply: (checked reply, whether it was stopped).
+        Any failure ends the worker (WorkerDied, or WorkerTimeout with `no_answer`)."""
         try:
-            reply, _ = self._exchange(message, limit, self.pid, "cell")
+            reply, timed_out = self._exchange(message, limit, self.pid, "cell")
         except replies.BadReply as error:
             self.close()
             raise WorkerDied(str(error)) from None
         if reply is None:
             self.close()
-            raise WorkerTimeout("no answer while putting the hand-in's files in place")
-        return reply
+            raise WorkerTimeout(no_answer)
+        return reply, timed_out
 
     def call(self, call, limit, ahead=None):
         """Run one encoded call in the case runner (forking one if needed), or in the worker.
