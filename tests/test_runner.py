@@ -245,3 +245,15 @@ def test_a_slot_whose_zygote_died_gets_a_new_one_and_grading_goes_on():
         time.sleep(0.2)
         outcome = run(["def f():\n    return 2"], "f()", sandbox=sandbox)
         assert outcome.calls[0].value == 2
+
+
+def test_an_interrupt_that_may_have_landed_in_the_call_sent_ahead_runs_that_call_again():
+    """`nap` sleeps, so the grader interrupts it; `selfsig`, already sent behind it, comes back interrupted (here it
+    interrupts itself, as a late grader interrupt would): it runs once more on its own before it counts as a time-out,
+    and the call after it still runs after it, in order."""
+    cells = ["import os, signal, time\nruns = []\ndef nap():\n    time.sleep(100)\n"
+             "def selfsig():\n    runs.append('selfsig')\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(0.05)\n"
+             "    return 1\ndef order():\n    runs.append('order')\n    return runs"]
+    outcome = run(cells, "nap()", "selfsig()", "order()", timeout=0.3)
+    assert [c.status for c in outcome.calls] == ["timeout", "timeout", "ok"]
+    assert outcome.calls[2].value == ["selfsig", "selfsig", "order"]

@@ -477,7 +477,7 @@ class Worker:
             self._sequence += 1
             number = self._sequence
             self._write({**request, "id": number})
-        if ahead is not None:
+        if ahead is not None and not leaked:  # (after a suspect answer this one may run again: nothing behind it)
             self._sequence += 1
             self._ahead = (self._sequence, {**ahead[0], "limit": ahead[1]})
             self._write({**self._ahead[1], "id": self._sequence})
