@@ -58,7 +58,7 @@ def test_public_cases_show_call_expected_received_and_hint(example):
 
 def test_errors_are_explained_with_a_short_traceback_of_the_students_code(example):
     judy = page(example, "judy")                  # the template, handed in as it was: said once, at the top
-    assert judy.count("still the template") == 1 and "Start with <code>get_n</code>" in judy
+    assert judy.count("left from the template") == 1 and "Start with <code>get_n</code>" in judy
     assert 'class="cause"' not in judy            # nothing written: no function is "the" cause
     assert "in get_n, line" not in judy           # no block repeats what the notice says
     heidi_page = page(example, "heidi")

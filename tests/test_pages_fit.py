@@ -83,7 +83,7 @@ def test_no_element_sticks_out_of_its_container(pages, kind, screen):
         if kind == "late":
             assert "Late:" in text and "point(s) off. Open" in text, text[:2000]
         if kind == "blank template":
-            assert text.count("still the template") == 1 and "Start with get_n:" in text
+            assert text.count("left from the template") == 1 and "Start with get_n:" in text
             assert page.locator("section.case h3 code").count() <= 5    # public repeats folded, one block a function
         if kind == "report" and screen == "phone":
             # the tables became cards whose values carry their column's heading

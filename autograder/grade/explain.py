@@ -132,9 +132,12 @@ def wrote_nothing(submission):
 
 
 def template_problem(first_function):
-    """(what happened, what to try) for a hand-in that is still the template: said once, at the top."""
-    return ("Your notebook is still the template: none of its functions is written yet, so every check "
-            "stopped at a `raise NotImplementedError` line.",
+    """(what happened, what to try) for a hand-in whose every check met a stub: said once, at the top.
+
+    It may be the template itself, or code whose every function calls one still a stub (a `get_n` left as
+    it was stops them all): the words fit both."""
+    return ("Every check stopped at a `raise NotImplementedError` line left from the template: your functions "
+            "are not written yet, or each of them calls one that is not.",
             f"Start with `{first_function}`: replace its `raise NotImplementedError(...)` line between "
             "`### BEGIN YOUR CODE` and `### END YOUR CODE`, run its check cell, and go on down the notebook. "
             "If you did write code, check that you handed in the notebook you saved, not a fresh copy.")
