@@ -118,10 +118,10 @@ def _cut(text):
 
 
 def class_report(course, assignment, out_dir):
-    everyone = load_submissions(out_dir, assignment.id)
     # The LMS's own test account (Canvas's "Test Student") is listed, never counted: it is not a student.
-    submissions = [s for s in everyone if not explain.is_test_student(s.display_name)]
-    test_accounts = [s for s in everyone if explain.is_test_student(s.display_name)]
+    submissions, test_accounts = [], []
+    for submission in load_submissions(out_dir, assignment.id):
+        (test_accounts if explain.is_test_student(submission.display_name) else submissions).append(submission)
     cases_by_name = {c.name: c for c in assignment.cases}
     stats = {}
     for case in assignment.cases:
