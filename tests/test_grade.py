@@ -79,3 +79,24 @@ def test_missing_path_is_a_one_line_error(tmp_path):
                                        "--out", str(tmp_path), str(tmp_path / "nope.ipynb")])
     assert result.exit_code == 1
     assert result.output.strip().endswith("nope.ipynb: no such file or folder")
+
+
+def test_after_the_first_ctrl_c_the_next_ones_cannot_cut_the_cleanup_short():
+    """Under load the sandbox takes a moment to close: an impatient second Ctrl-C then must change nothing
+    (it used to interrupt the close, leaving the sandbox folder and its zygotes behind)."""
+    import os
+    import signal
+    import time
+
+    from autograder.grade.class_run import _stop_at_the_first_interrupt
+    before = signal.getsignal(signal.SIGINT)
+    previous = _stop_at_the_first_interrupt()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)            # Python runs the handler before the next line
+            time.sleep(1)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGINT)                # the second one: nothing happens
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert previous is before

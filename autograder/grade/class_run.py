@@ -101,6 +101,25 @@ class GradingInterrupted(Exception):
         self.graded, self.total, self.csv_path = graded, total, csv_path
 
 
+def _stop_at_the_first_interrupt():
+    """From the first Ctrl-C on, further ones are ignored: the sandbox must close (its folder removed, its
+    zygotes stopped) and grades.csv be written, however impatient the user.  Returns the handler to put
+    back after a run that ended normally; None when there was nothing to change (SIGINT ignored, as under
+    `nohup`, or not the main thread, where Python lets no handler be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        return None
+
+    def first_interrupt(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first_interrupt)
+    return previous
+
+
 def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=None):
     """Grade the hand-ins found under `inputs` (paths) into the folder `out`; returns a GradeRun.
 
@@ -134,6 +153,7 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     todo = [h for h in intake.handins if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
     csv_path = out / "grades.csv"
     graded = [0]
+    previous = _stop_at_the_first_interrupt()
     try:
         # What the "users" layer must hide by file permissions (the others hide everything but the OS):
         # the whole course folder (its .git and solutions too) and the hand-ins.
@@ -147,11 +167,13 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
             gradebook.finish_run(run_id)
             isolation = sandbox.isolation
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)     # a second Ctrl-C must not cut grades.csv short
         gradebook.apply_lateness(assignment.id, rules)
         gradebook.export_csv(assignment.id, csv_path)
         gradebook.close()
         raise GradingInterrupted(graded[0], len(todo), csv_path) from None
+    finally:
+        if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
+            signal.signal(signal.SIGINT, previous)
     late = gradebook.apply_lateness(assignment.id, rules)
     gradebook.export_csv(assignment.id, csv_path)
     rows = gradebook.grades(assignment.id)
