@@ -147,6 +147,7 @@ class Sandbox:
         self._lock = threading.Lock()
         self._live = {}  # pid -> slot
         self._slots = {}  # slot -> _Link to that slot's zygote
+        self._closing = False  # close() has begun: no new worker (a hand-in still running may not start one)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
@@ -186,6 +187,8 @@ class Sandbox:
         A slot whose zygote has died (it never runs student code, but the kernel
         may still refuse it a fork, or kill it) gets a new one, once per call.
         """
+        if self._closing:   # Ctrl-C: the hand-in that was running must end, not start over in a new worker
+            raise SandboxError("the sandbox is closing")
         try:
             return self._spawn(slot)
         except SandboxError:
@@ -275,6 +278,7 @@ class Sandbox:
     def close(self):
         # Each slot's zygote kills and sweeps its workers, then the first zygote
         # waits for them and removes the CPU groups.
+        self._closing = True
         for link in self._slots.values():
             try:
                 link.socket.send(json.dumps({"op": "stop"}).encode())
