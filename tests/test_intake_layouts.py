@@ -323,7 +323,7 @@ def test_late_hand_ins_with_a_deadline_and_a_per_day_penalty(tmp_path):
     assert ",4,5,graded,2026-03-03T01:00:00+00:00,yes" in (tmp_path / "lms" / "gradescope_grades.csv").read_text()
     feedback = CliRunner().invoke(main, ["--course", str(ROOT), "feedback", "--out", str(out)])
     assert feedback.exit_code == 0, feedback.output
-    page = next((out / "feedback").glob("canvas_1002*/feedback.md")).read_text()
+    page = next((out / "feedback").glob("*canvas_1002*/feedback.md")).read_text()
     assert "**Late:** late by 25.0 h" in page and "1 point(s) off" in page
     report = CliRunner().invoke(main, ["--course", str(ROOT), "report", "--out", str(out)])
     assert report.exit_code == 0, report.output

@@ -15,7 +15,7 @@ PACKAGE = ROOT / "autograder"
 # In import order.  grade/ records each result in gradebook/ as it comes, so the store comes first;
 # build/ runs the reference through engine/ and grade/ (expected values, timings) and audit/ (the
 # mutation score it records), so it comes after them, though instructors run it first.
-STAGES = ("runtime", "core", "notebook", "intake", "engine", "gradebook", "grade", "audit", "build", "feedback",
+STAGES = ("runtime", "core", "notebook", "intake", "roster", "engine", "gradebook", "grade", "audit", "build", "feedback",
           "release", "export", "cli")
 TOP_LEVEL = {"__init__.py", "__main__.py", "runtime.py"}
 

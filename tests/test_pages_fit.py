@@ -14,6 +14,8 @@ from browser.chromium import browser_page
 from browser.classes import EXAMPLE_SUBMISSIONS, grade, graded_example_class, run
 from autograder.cli.feedback import feedback_command
 from autograder.cli.report import report_command
+from autograder.feedback.semester import semester_report
+from coursebooks import sample_book
 from autograder.core.folder_names import safe_name
 from conftest import ROOT
 
@@ -65,12 +67,14 @@ def pages(tmp_path_factory):
                                                    "per-day", "--late-penalty", "0.5", "--times", late / "times.csv"))
     assert run(feedback_command, "--out", late / "out").exit_code == 0
     found["late"] = late / "out" / "feedback" / "lena" / "feedback.html"
+    found["semester"] = tmp_path_factory.mktemp("semester") / "semester_report.html"
+    found["semester"].write_text(semester_report(sample_book(students=30)), encoding="utf-8")
     return found
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("screen", SCREENS)
-@pytest.mark.parametrize("kind", [*KINDS, "late", "report"])
+@pytest.mark.parametrize("kind", [*KINDS, "late", "report", "semester"])
 def test_no_element_sticks_out_of_its_container(pages, kind, screen):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with browser_page(SCREENS[screen], device_scale_factor=1) as page:
@@ -85,6 +89,9 @@ def test_no_element_sticks_out_of_its_container(pages, kind, screen):
         if kind == "blank template":
             assert text.count("left from the template") == 1 and "Start with get_n:" in text
             assert page.locator("section.case h3 code").count() <= 5    # public repeats folded, one block a function
+        if kind == "semester":
+            assert "Students who need a look" in text and "missed 2 assignments" in text
+            assert page.locator("script").count() == 1 and "alert(1)" in text      # a name stays text
         if kind == "report" and screen == "phone":
             # the tables became cards whose values carry their column's heading
             assert page.locator("td[data-label='received']").count() > 0

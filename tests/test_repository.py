@@ -1,6 +1,9 @@
 """The repository's own promises: README commands, CI (pins: test_environment.py)."""
 
 import re
+import subprocess
+
+import pytest
 
 from conftest import ROOT
 
@@ -15,3 +18,20 @@ def test_ci_runs_the_readme_test_command_and_the_staleness_check():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in ci
     assert "autograder build --check" in ci
+
+
+def test_no_tracked_file_holds_student_data():
+    """Rosters, extensions, adjustments and grades live in grades/ (course.db, each gradebook.db), which git
+    ignores; no tracked file is such a database, a grade export or an LMS's class list."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "grades/course.db", "grades/n-queens/grades.csv",
+                              "release/n-queens/canvas_grades.csv"], capture_output=True, text=True)
+    assert ignored.stdout.split() == ["grades/course.db", "grades/n-queens/grades.csv",
+                                      "release/n-queens/canvas_grades.csv"]
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    private = [path for path in tracked if path.endswith((".db", "course_grades.csv", "course_grades.xlsx",
+                                                          "canvas_import.csv", "moodle_import.csv"))
+               or path.startswith(("grades/", "release/"))]
+    assert private == []

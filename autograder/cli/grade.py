@@ -15,6 +15,8 @@ from ..core.course import LATE_POLICIES, load_course
 from ..engine.isolation import LAYERS, MAX_SLOTS
 from ..gradebook.store import late_word
 from ..grade.class_run import GradeEvents, GradeOptions, GradingInterrupted, command_line, grade_class
+from .options import names
+from .output import JSON, NORMAL, emit_json, say, verbosity
 
 console = Console(stderr=True)
 
@@ -54,12 +56,18 @@ console = Console(stderr=True)
                    "submitted_at column (LMS downloads carry no hand-in times).")
 @click.option("--merge", is_flag=True,
               help="Add these hand-ins to an --out that holds another class's grades (refused otherwise).")
+@click.option("--student", default=None, metavar="WHO",
+              help="Grade only this student's hand-ins (roster key, id, email or name): with --regrade, a regrade "
+                   "request.")
+@click.option("--no-roster", "roster", flag_value=False, default=True,
+              help="Do not match hand-ins to the course's roster (grading a class from elsewhere).")
+@JSON
 @click.option("--isolation", type=click.Choice(["auto", *LAYERS]), default="auto", show_default=True,
               help="How hand-ins are shut in: the strongest layer that works here, or one by name. "
                    "'none' (no protection) is never picked by itself.")
 @click.argument("paths", nargs=-1, required=True)
 @click.pass_obj
-def grade_command(course_root, assignment_id, out_dir, paths, **flags):
+def grade_command(course_root, assignment_id, out_dir, paths, as_json, **flags):
     """Grade hand-ins: notebooks, .py files, folders, LMS zips or Classroom repository clones."""
     course = load_course(course_root)
     assignment = load_assignment(course, assignment_id)
@@ -73,19 +81,44 @@ def grade_command(course_root, assignment_id, out_dir, paths, **flags):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)   # hand-ins still running are the sandbox's, already stopped; do not wait for their threads
-    _print_table(run.rows)
+    if as_json:
+        emit_json(_as_json(run))
+        return
+    if verbosity() >= NORMAL:
+        _print_table(run.rows)
     _print_summary(run)
+
+
+def _as_json(run):
+    return {"assignment": run.assignment_id, "graded": run.graded, "skipped": run.skipped, "ignored": run.ignored,
+            "isolation": run.isolation, "notes": run.notes, "grades_csv": str(run.csv_path),
+            "gradebook": str(run.gradebook_path),
+            "missing": [{"student": s, "name": n, "deadline": d} for s, n, status, d in run.absent
+                        if status == "missing"],
+            "not_yet": [{"student": s, "name": n, "deadline": d} for s, n, status, d in run.absent
+                        if status == "not-yet"],
+            "rows": [row.__dict__ for row in run.rows]}
 
 
 def _print_summary(run):
     notes = [f"graded {run.graded} hand-in(s)"]
     if run.skipped:
         notes.append(f"{run.skipped} unchanged since an earlier run (use --regrade to grade them again)")
+    if run.other_students:
+        notes.append(f"{run.other_students} hand-in(s) of other students left as they were (--student)")
     if run.ignored:
         notes.append(f"ignored {len(run.ignored)} file(s) that are not hand-ins: "
                      + ", ".join(run.ignored[:5]) + (" ..." if len(run.ignored) > 5 else ""))
+    missing = [f"{name} ({student})" for student, name, status, _ in run.absent if status == "missing"]
+    waiting = [f"{name} ({student})" for student, name, status, _ in run.absent if status == "not-yet"]
+    if missing:
+        notes.append(f"{len(missing)} on the roster handed in nothing by their deadline (missing, 0 points): "
+                     + names(missing))
+    if waiting:
+        notes.append(f"{len(waiting)} have not handed in and their deadline has not passed (not-yet): "
+                     + names(waiting))
     click.echo("; ".join(notes))
-    click.echo(_lateness_summary(run.rules, run.late, run.unknown_lateness))
+    say(_lateness_summary(run.rules, run.late, run.unknown_lateness))
     if run.other_assignments:
         click.echo(f"note: {run.gradebook_path} also holds {', '.join(run.other_assignments)}; grades.csv has "
                    f"{run.assignment_id} only")
@@ -128,9 +161,14 @@ class _ConsoleEvents(GradeEvents):
         self.bar = None
 
     def note(self, text):
-        console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
+        if verbosity() >= NORMAL:
+            console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
     def isolation(self, layer, hides, cpu_groups, protected, lacks=()):
+        if verbosity() < NORMAL:
+            if layer == "none":
+                console.print("[yellow]warning:[/yellow] --isolation none: student code can read everything")
+            return
         console.print(f"isolation: {layer} (hides {hides})"
                       + ("; each grading slot has an equal CPU share (cgroup)" if cpu_groups else ""))
         for gap in lacks:
@@ -144,7 +182,8 @@ class _ConsoleEvents(GradeEvents):
 
     def grading(self, total):
         self.total = total
-        if console.is_terminal:
+        self.level = verbosity()
+        if console.is_terminal and self.level == NORMAL:
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                 TimeElapsedColumn(), console=console, transient=True)
             self.task = self.bar.add_task(escape(self.label), total=total)
@@ -160,8 +199,8 @@ class _ConsoleEvents(GradeEvents):
             self.running.append(handin)
             if self.bar is not None:
                 self.bar.update(self.task, description=self._describe())
-            else:
-                click.echo(f"[{self.done}/{self.total}] running {handin.name} ({handin.source})", err=True)
+            elif self.level >= NORMAL:
+                click.echo(f"[{self.done}/{self.total}] running {_who(handin)}: {handin.source}", err=True)
 
     def finished(self, handin, result):
         with self.lock:
@@ -170,6 +209,11 @@ class _ConsoleEvents(GradeEvents):
             self.done += 1
             if self.bar is not None:
                 self.bar.update(self.task, advance=1, description=self._describe())
-            else:
-                click.echo(f"[{self.done}/{self.total}] {handin.name}: {result.score:g} / {result.max_score:g} "
+            elif self.level >= NORMAL:
+                click.echo(f"[{self.done}/{self.total}] {_who(handin)}: {result.score:g} / {result.max_score:g} "
                            f"{result.status}", err=True)
+
+
+def _who(handin):
+    """A hand-in's student for people: the name, and the key when it is not the name."""
+    return handin.name if handin.name == handin.student else f"{handin.name} ({handin.student})"

@@ -7,7 +7,7 @@ import click
 
 from ..core.course import load_course
 from ..feedback.pages import build_pages
-from ..gradebook.read import FeedbackError
+from ..gradebook.read import FeedbackError, load_absent
 from ..release.classroom import release_classroom, write_manifest
 from ..release.lms import release_lms
 from ..release.students import release_students
@@ -44,7 +44,8 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     pages = build_pages(course, assignment, out_dir)
     kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
-        result = release_lms(assignment, pages, target, lms_column or course.lms_column(assignment.id))
+        result = release_lms(assignment, pages, target, lms_column or course.lms_column(assignment.id),
+                             load_absent(out_dir, assignment.id))
     else:
         if not target.is_dir():
             raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")

@@ -13,6 +13,14 @@ import io
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+class Number(float):
+    """A number we write ourselves (an adjustment of -0.5): a spreadsheet reads it as a number, so it is
+    written as one, shortest form, and never guarded like text that starts with a minus sign."""
+
+    def __str__(self):
+        return f"{float(self):g}"
+
+
 def safe_cell(value):
     if isinstance(value, str):
         value = value.replace("\x00", "")      # a NUL ends many CSV readers' line

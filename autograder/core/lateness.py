@@ -44,16 +44,26 @@ def duration(seconds):
     return f"{seconds / DAY:.1f} days"
 
 
-def assess(handed_in_at, late_mark, raw_score, rules):
+def assess(handed_in_at, late_mark, raw_score, rules, extended=""):
+    """`extended`: why this student's deadline (rules.deadline) is not the course's, "" when it is.
+
+    The LMS judged its late mark against the course's deadline, which knows nothing of an extension
+    granted here: for such a student the hand-in time decides, and the mark only when no time is known."""
     deadline = rules.deadline if rules is not None else None
     seconds = None
     if deadline is not None:
         moment = _moment(handed_in_at, deadline.tzinfo)
         if moment is not None and moment.tzinfo is not None:
             seconds = (moment - deadline).total_seconds()
-    if late_mark is not None:
+    if extended and seconds is not None:
+        late = seconds > 0
+        source = f"own deadline: {extended}"
+    elif late_mark is not None:
         late = late_mark
         source = "the LMS marked it late" if late_mark else "the LMS marked it on time"
+        if extended:
+            source += (f", against the course deadline; own deadline: {extended}, but the hand-in time is "
+                       "unknown (give it with `grade --times`)")
     elif seconds is not None:
         late = seconds > 0
         source = ""
@@ -63,7 +73,7 @@ def assess(handed_in_at, late_mark, raw_score, rules):
         return Lateness(None, None, raw_score, 0.0, "" if deadline is None else "hand-in time unknown")
     if not late:
         note = "on time" + (f" ({source})" if source else "")
-        if seconds is not None and seconds > 0:
+        if seconds is not None and seconds > 0 and not extended:
             note += f", {duration(seconds)} after the deadline (an extension?)"
         return Lateness(False, 0.0, raw_score, 0.0, note)
     how_late = duration(seconds) if seconds is not None and seconds > 0 else None

@@ -53,8 +53,15 @@ def build_pages(course, assignment, out_dir):
         if leaks:
             result.withheld[submission.student] = leaks
             continue
-        result.pages.append(Page(submission.student, safe_name(submission.student), html, markdown, submission))
+        result.pages.append(Page(submission.student, feedback_folder(submission), html, markdown, submission))
     return result
+
+
+def feedback_folder(submission):
+    """The student's feedback folder: their name and key (`Jane_Doe_canvas_1002-5c2b1e`), or the key alone
+    when it is the name; safe_name keeps it safe and, whenever it had to change a character, unique."""
+    name = submission.display_name
+    return safe_name(submission.student if name == submission.student else f"{name}_{submission.student}")
 
 
 def write_feedback(pages, out_dir):

@@ -20,7 +20,7 @@ from .. import runtime
 from ..grade import explain
 from . import plots
 from ..core import call_graph
-from ..gradebook.read import load_submissions
+from ..gradebook.read import load_absent, load_submissions
 from ..core.render import render
 
 TOP_FAILURES = 12
@@ -122,6 +122,7 @@ def class_report(course, assignment, out_dir):
     submissions, test_accounts = [], []
     for submission in load_submissions(out_dir, assignment.id):
         (test_accounts if explain.is_test_student(submission.display_name) else submissions).append(submission)
+    absent = load_absent(out_dir, assignment.id)
     cases_by_name = {c.name: c for c in assignment.cases}
     stats = {}
     for case in assignment.cases:
@@ -186,13 +187,17 @@ def class_report(course, assignment, out_dir):
         students=[_student_row(s) for s in submissions]
         + [dict(_student_row(s), student=f"{_who(s)} (the LMS's test account: not counted)") for s in test_accounts],
         test_accounts=[_who(s) for s in test_accounts],
+        missing=[_who(a) for a in absent if a.status == "missing"],
+        not_yet=[_who(a) for a in absent if a.status == "not-yet"],
+        adjusted=[dict(student=_who(s), score=f"{s.score:g}", note=s.adjust_note) for s in submissions
+                  if s.adjust_note],
     )
     return render("report.html.j2", **context)
 
 
 def _who(submission):
     """The name, with the LMS id when it is not the name (two students can share a name)."""
-    name = submission.display_name
+    name = getattr(submission, "display_name", submission.name)
     return name if name == submission.student else f"{name} ({submission.student})"
 
 
@@ -204,6 +209,7 @@ def _student_row(submission):
             f" (and {len(submission.cell_errors) - 1} more cell(s))" if len(submission.cell_errors) > 1 else "")
     return dict(student=_who(submission), score=f"{submission.score:g}", status=submission.status,
                 handed_in_at=submission.submitted_at, late=late_word(submission.late), late_note=submission.late_note,
+                deadline=submission.deadline + (f" ({submission.deadline_note})" if submission.deadline_note else ""),
                 message=message, seconds=f"{submission.seconds:.2f}",
                 student_seconds=f"{submission.student_seconds:.2f}", source=submission.source,
                 handins=submission.handins)

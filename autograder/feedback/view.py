@@ -14,6 +14,7 @@ from datetime import datetime
 from .. import runtime
 from ..grade import explain
 from ..core import call_graph
+from ..core.course_file import deadline_text
 from ..gradebook.read import CaseRow
 
 
@@ -154,6 +155,8 @@ def student_view(submission, assignment, expected, course):
         source=submission.source,
         submitted_at=_when(submission.submitted_at),
         late=submission.late_note if submission.late else "",      # what lateness cost, when it was late
+        deadline=_own_deadline(submission),
+        adjustment=_adjustment(submission),
         public=public,
         hidden=hidden,
         public_points=_number(sum(float(c["points"]) for c in public)),
@@ -165,3 +168,17 @@ def student_view(submission, assignment, expected, course):
         colab_url=colab_url,
         colab_note=colab_note,
     )
+
+
+def _own_deadline(submission):
+    """"Fri 4 Dec 2026, 23:59 (UTC-05:00), an extension ..." when the student has a deadline of their own."""
+    if not submission.deadline or not submission.deadline_note:
+        return ""
+    return f"{deadline_text(submission.deadline)}: {submission.deadline_note}"
+
+
+def _adjustment(submission):
+    if submission.adjustment is None and not submission.adjust_note:
+        return ""
+    before = "" if submission.late_score is None else f" (the grader's score: {_number(submission.late_score)})"
+    return f"{submission.adjust_note}{before}"

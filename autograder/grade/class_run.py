@@ -18,6 +18,9 @@ from ..core.course import late_rules
 from ..engine.isolation import HIDES
 from ..engine.sandbox import Limits, Sandbox
 from ..gradebook import Gradebook
+from ..gradebook.store import ABSENT
+from ..roster.match import match
+from ..roster.store import CourseRecords
 from ..intake import IntakeError, IntakeOptions, collect
 from ..intake.collect import check_paths
 from ..intake.times import apply_times, read_times
@@ -43,6 +46,8 @@ class GradeOptions:
     late_cap: float | None = None
     merge: bool = False
     times: str | None = None              # a file of hand-in times (Moodle's grading worksheet, or a plain CSV)
+    roster: bool = True                   # match hand-ins to the course's roster (grades/course.db), if it has one
+    student: str | None = None            # grade only this student's hand-ins (a regrade request)
     command: str = "autograder grade"     # recorded with the run, for people
 
 
@@ -91,6 +96,8 @@ class GradeRun:
     isolation: str = ""
     notes: list = field(default_factory=list)
     wrong_assignment: str = ""       # one line when every hand-in is another assignment's
+    absent: list = field(default_factory=list)   # [(student, name, status, deadline)]: roster students with no hand-in
+    other_students: int = 0          # hand-ins of other students, left as they were (--student)
 
 
 class GradingInterrupted(Exception):
@@ -143,14 +150,23 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
                                                             exclude=(str(out),)))
     if records is not None:
         intake.notes += apply_times(intake.handins, records)
+    records = CourseRecords.if_any(course) if options.roster else None
+    rekeyed = _match_roster(records, intake)
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
     for handin in intake.handins:
         gradebook.adopt(assignment.id, handin)       # rows of an older gradebook, keyed by name
+    for old, handin in rekeyed:
+        gradebook.rekey(assignment.id, old, handin.student, handin.name)
+    if records is not None:
+        records.register_grading(assignment.id, out)
     _same_class(gradebook, assignment.id, intake, out, options.merge, events)
     key = assignment.grader_key(settings)
-    todo = [h for h in intake.handins if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
+    considered = intake.handins
+    if options.student is not None:
+        considered = _only(options.student, records, intake.handins)
+    todo = [h for h in considered if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
     csv_path = out / "grades.csv"
     graded = [0]
     previous = _stop_at_the_first_interrupt()
@@ -167,21 +183,59 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
             gradebook.finish_run(run_id)
             isolation = sandbox.isolation
     except KeyboardInterrupt:
-        gradebook.apply_lateness(assignment.id, rules)
+        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
         gradebook.export_csv(assignment.id, csv_path)
         gradebook.close()
         raise GradingInterrupted(graded[0], len(todo), csv_path) from None
     finally:
         if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
             signal.signal(signal.SIGINT, previous)
-    late = gradebook.apply_lateness(assignment.id, rules)
+    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
     gradebook.export_csv(assignment.id, csv_path)
     rows = gradebook.grades(assignment.id)
+    absent = gradebook.absent(assignment.id)
     others = [a for a in gradebook.assignments() if a != assignment.id]
     gradebook.close()
-    return GradeRun(assignment.id, rows, len(todo), len(intake.handins) - len(todo), intake.ignored, rules, late,
-                    sum(1 for row in rows if row.late is None), others, csv_path, out / "gradebook.db",
-                    isolation, list(intake.notes), _wrong_assignment(assignment, intake.handins))
+    if records is not None:
+        records.close()
+    return GradeRun(assignment.id, rows, len(todo), len(considered) - len(todo), intake.ignored, rules, late,
+                    sum(1 for row in rows if row.late is None and row.status not in ABSENT), others, csv_path,
+                    out / "gradebook.db", isolation, list(intake.notes), _wrong_assignment(assignment, intake.handins),
+                    absent, len(intake.handins) - len(considered))
+
+
+def _only(who, records, handins):
+    """The hand-ins of the one student `who` names (a key, an id, an email or a name), or IntakeError."""
+    if records is not None and records.has_roster():
+        key = records.find(who).key
+        mine = [h for h in handins if h.student == key]
+    else:
+        folded = who.casefold()
+        mine = [h for h in handins if folded in (h.student.casefold(), h.name.casefold(), h.email.casefold())]
+    if not mine:
+        raise IntakeError(f"--student {who}: no hand-in of theirs among these paths")
+    return mine
+
+
+def _match_roster(records, intake):
+    """Give each hand-in its roster student's key and name; returns [(old key, hand-in)] of those re-keyed.
+
+    What matched by name alone, or not at all, is added to the intake's notes."""
+    if records is None or not records.has_roster():
+        return []
+    matching = match(intake.handins, records.students(include_off_roster=True), records.aliases())
+    rekeyed = []
+    for handin in intake.handins:
+        student = matching.matched.get(handin.student)
+        if student is None:
+            continue
+        old = handin.student
+        handin.student, handin.name = student.key, student.name or handin.name
+        handin.email = student.email or handin.email
+        if old != student.key:
+            rekeyed.append((old, handin))
+    intake.notes += matching.notes()
+    return rekeyed
 
 
 def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded):

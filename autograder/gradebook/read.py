@@ -55,6 +55,11 @@ class SubmissionRow:
     late_note: str = ""         # what was decided about lateness, in plain words
     raw_score: float | None = None
     cell_errors: tuple = field(default=())   # CellError, in the order the cells ran
+    deadline: str = ""          # the student's own deadline (ISO 8601), when there is one
+    deadline_note: str = ""     # why it is not the course's (an extension, an accommodation), "" when it is
+    adjustment: float | None = None   # what the standing adjustments changed (score includes it)
+    adjust_note: str = ""       # their reasons
+    late_score: float | None = None   # the score before the adjustments
 
     @property
     def display_name(self):
@@ -139,13 +144,14 @@ def load_submissions(out_dir, assignment_id):
             "SELECT s.id, s.student, s.assignment, s.source, s.submitted_at, s.score, s.max_score, s.status, "
             "s.message, s.seconds, s.student_seconds, (SELECT COUNT(*) FROM submissions t "
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
-            f"{_optional(db, 'name', 'email', 'late', 'penalty', 'late_note', 'raw_score')} "
+            f"{_optional(db, 'name', 'email', 'late', 'penalty', 'late_note', 'raw_score', 'deadline', 'deadline_note', 'adjustment', 'adjust_note', 'late_score')} "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment_id,)).fetchall()
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         result = []
         for (sid, student, assignment, source, submitted_at, score, max_score, status, message, seconds,
-             student_seconds, handins, name, email, late, penalty, late_note, raw_score) in rows:
+             student_seconds, handins, name, email, late, penalty, late_note, raw_score, deadline, deadline_note,
+             adjustment, adjust_note, late_score) in rows:
             cell_errors = tuple(CellError(cell=r[0] or 0, source=r[1] or "", error=r[2] or "") for r in db.execute(
                 "SELECT cell, source, error FROM cell_errors WHERE submission_id = ? ORDER BY position",
                 (sid,))) if "cell_errors" in tables else ()
@@ -164,7 +170,35 @@ def load_submissions(out_dir, assignment_id):
                 seconds=seconds or 0.0, student_seconds=student_seconds or 0.0, handins=handins, cases=cases,
                 name=name or student, email=email or "", late=None if late is None else bool(late),
                 penalty=penalty or 0.0, late_note=late_note or "", raw_score=raw_score,
-                cell_errors=cell_errors))
+                cell_errors=cell_errors, deadline=deadline or "", deadline_note=deadline_note or "",
+                adjustment=adjustment, adjust_note=adjust_note or "", late_score=late_score))
         return result
+    finally:
+        db.close()
+
+
+@dataclass(frozen=True)
+class AbsentRow:
+    """A roster student with no hand-in: `missing` (their deadline passed) or `not-yet`."""
+    student: str
+    name: str
+    status: str
+    score: float
+    max_score: float
+    deadline: str
+    deadline_note: str
+    adjust_note: str
+
+
+@_one_line_errors
+def load_absent(out_dir, assignment_id):
+    """The roster students with no hand-in for `assignment_id`, ordered by student (none without a roster)."""
+    db = _connect(out_dir)
+    try:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'absent'").fetchone():
+            return []
+        return [AbsentRow(r[0], r[1] or r[0], r[2], r[3] or 0.0, r[4] or 0.0, r[5] or "", r[6] or "", r[7] or "")
+                for r in db.execute("SELECT student, name, status, score, max_score, deadline, deadline_note, "
+                                    "adjust_note FROM absent WHERE assignment = ? ORDER BY student", (assignment_id,))]
     finally:
         db.close()

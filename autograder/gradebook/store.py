@@ -16,11 +16,13 @@ gradebook when it is opened (and its rows re-keyed as their hand-ins come in).
 import functools
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from ..core import lateness
-from ..core.csv_cells import csv_text
+from ..core.course import LateRules
+from ..roster.store import apply_adjustments
+from ..core.csv_cells import Number, csv_text
 from ..core.errors import AutograderError
 
 SCHEMA = """
@@ -50,6 +52,16 @@ CREATE TABLE IF NOT EXISTS cell_errors (
     error TEXT,
     PRIMARY KEY (submission_id, position));
 CREATE INDEX IF NOT EXISTS submissions_by_student ON submissions (assignment, student);
+-- Roster students with no hand-in: `missing` once their own deadline has passed, else `not-yet`
+-- (rewritten at every refresh from the course's records, roster/store.py).
+CREATE TABLE IF NOT EXISTS absent (
+    assignment TEXT NOT NULL, student TEXT NOT NULL, name TEXT, status TEXT NOT NULL, score REAL,
+    max_score REAL, deadline TEXT, deadline_note TEXT, adjustment REAL, adjust_note TEXT,
+    PRIMARY KEY (assignment, student));
+-- The late rules the last run applied (course.toml's, or its flags), so a refresh after
+-- `extend` or `adjust` applies the same ones.
+CREATE TABLE IF NOT EXISTS late_rules (
+    assignment TEXT PRIMARY KEY, deadline TEXT, policy TEXT, penalty REAL, cap REAL);
 """
 
 # Added to `submissions` after its first version; ALTER TABLE adds them to an older gradebook.
@@ -60,11 +72,17 @@ ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), 
                  # A file's modification time: orders two downloads of one hand-in; never judges lateness.
                  ("file_time", "TEXT"),
                  # Why the hand-in ran a second time with the generous cell limit ("" when it did not).
-                 ("rerun", "TEXT"))
+                 ("rerun", "TEXT"),
+                 # From the course's records (roster/store.py), applied on top of the computed score:
+                 # late_score is the score after the late policy, score the one after the adjustments.
+                 ("late_score", "REAL"), ("adjustment", "REAL"), ("adjust_note", "TEXT"),
+                 ("deadline", "TEXT"), ("deadline_note", "TEXT"),
+                 ("on_roster", "INTEGER"))   # NULL: no roster; 0: a hand-in that matches nobody on it
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
-               "time_source", "late", "penalty", "late_note", "source", "handins", "isolation", "rerun")
+               "time_source", "late", "penalty", "late_note", "source", "handins", "isolation", "rerun",
+               "deadline", "adjustment", "adjust_reason", "on_roster")
 
 
 class GradebookError(AutograderError):
@@ -254,42 +272,121 @@ class Gradebook:
                         (newest[0], assignment, student))
 
     @_one_line_errors
-    def apply_lateness(self, assignment, rules):
-        """Late or not, how late, the penalty and the score after it, for every hand-in of `assignment`.
+    def apply_lateness(self, assignment, rules, records=None, max_score=None):
+        """Late or not, how late, the penalty, the adjustments and the score after them, for every hand-in of
+        `assignment`; and, with a roster, a `missing` or `not-yet` row for each roster student with none.
 
-        Returns the counted hand-ins that were late: [(student, name, note)].
+        `records` is the course's roster.CourseRecords (None: the course keeps none).  Returns the counted
+        hand-ins that were late: [(student, name, note)].
         """
-        rows = self.db.execute("SELECT id, submitted_at, late_mark, raw_score, status FROM submissions "
-                               "WHERE assignment = ?", (assignment,)).fetchall()
+        self._save_rules(assignment, rules)
+        roster = records.students() if records is not None else []
+        on_roster = {s.key for s in roster}
+        adjustments = {}
+        for adjustment in (records.adjustments(assignment) if records is not None else ()):
+            adjustments.setdefault(adjustment.student, []).append(adjustment)
+        own_deadline = functools.lru_cache(maxsize=None)(
+            lambda student: records.deadline_for(assignment, student, rules.deadline) if records is not None
+            else (rules.deadline, ""))
+        rows = self.db.execute("SELECT id, student, submitted_at, late_mark, raw_score, status, counted, max_score "
+                               "FROM submissions WHERE assignment = ?", (assignment,)).fetchall()
         with self.db:
-            for sid, submitted_at, late_mark, raw_score, status in rows:
+            for sid, student, submitted_at, late_mark, raw_score, status, counted, row_max in rows:
+                deadline, why = own_deadline(student)
                 found = lateness.assess(submitted_at, None if late_mark is None else bool(late_mark),
-                                        raw_score or 0.0, rules)
-                self.db.execute("UPDATE submissions SET score = ?, late = ?, late_seconds = ?, penalty = ?, "
-                                "late_note = ? WHERE id = ?",
-                                (found.score, _flag(found.late), found.seconds, found.penalty, found.note, sid))
+                                        raw_score or 0.0, replace(rules, deadline=deadline), extended=why)
+                mine = adjustments.get(student, [])
+                score = apply_adjustments(found.score, mine)
+                self.db.execute(
+                    "UPDATE submissions SET score = ?, late = ?, late_seconds = ?, penalty = ?, late_note = ?, "
+                    "late_score = ?, adjustment = ?, adjust_note = ?, deadline = ?, deadline_note = ?, "
+                    "on_roster = ? WHERE id = ?",
+                    (score, _flag(found.late), found.seconds, found.penalty, found.note, found.score,
+                     round(score - found.score, 4) if mine else None, _adjust_note(mine),
+                     deadline.isoformat() if deadline else None, why,
+                     None if records is None or not on_roster else int(student in on_roster), sid))
+                if max_score is None:
+                    max_score = row_max
+            self.db.execute("DELETE FROM absent WHERE assignment = ?", (assignment,))
+            handed_in = {r[1] for r in rows}
+            moment = datetime.now(timezone.utc)
+            for student in roster:
+                if student.key in handed_in or student.test_student:
+                    continue
+                deadline, why = own_deadline(student.key)
+                passed = deadline is not None and deadline <= moment
+                mine = adjustments.get(student.key, [])
+                score = apply_adjustments(0.0, mine) if passed or mine else 0.0
+                self.db.execute("INSERT INTO absent VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                (assignment, student.key, student.name, "missing" if passed else "not-yet", score,
+                                 max_score or 0.0, deadline.isoformat() if deadline else None, why,
+                                 score if mine else None, _adjust_note(mine)))
         return self.db.execute("SELECT student, name, late_note FROM submissions WHERE assignment = ? "
                                "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
 
+    def _save_rules(self, assignment, rules):
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO late_rules VALUES (?, ?, ?, ?, ?)",
+                            (assignment, rules.deadline.isoformat() if rules.deadline else None, rules.policy,
+                             rules.penalty, rules.cap))
+
+    @_one_line_errors
+    def saved_rules(self, assignment):
+        """The late rules the last run applied to `assignment` (None before any): for a refresh."""
+        row = self.db.execute("SELECT deadline, policy, penalty, cap FROM late_rules WHERE assignment = ?",
+                              (assignment,)).fetchone()
+        if row is None:
+            return None
+        return LateRules(datetime.fromisoformat(row[0]) if row[0] else None, row[1], row[2] or 0.0, row[3])
+
+    @_one_line_errors
+    def absent(self, assignment):
+        """[(student, name, status, deadline)] of roster students with no hand-in."""
+        return self.db.execute("SELECT student, name, status, deadline FROM absent WHERE assignment = ? "
+                               "ORDER BY student", (assignment,)).fetchall()
+
+    @_one_line_errors
+    def rekey(self, assignment, old, new, name):
+        """A hand-in's rows move to the roster's key for its student (matched after an earlier run)."""
+        if old == new:
+            return
+        with self.db:
+            self.db.execute("UPDATE submissions SET student = ?, name = ? WHERE assignment = ? AND student = ?",
+                            (new, name, assignment, old))
+            self._recount(assignment, new)
+
     @_one_line_errors
     def grades(self, assignment):
-        """One GradeRow per student, the counted hand-in's, ordered by student."""
+        """One GradeRow per student, ordered by student: the counted hand-in's, or a roster student's
+        `missing` or `not-yet` row."""
         rows = self.db.execute(
             "SELECT s.student, s.assignment, s.score, s.max_score, s.status, s.message, s.name, s.submitted_at, "
             "s.time_source, s.late, s.penalty, s.late_note, s.source, (SELECT COUNT(*) FROM submissions t "
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
             # The isolation layer of the run that graded it: "none" marks an unprotected grading.
-            "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id), s.rerun "
+            "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id), s.rerun, s.deadline, s.adjustment, "
+            "s.adjust_note, s.on_roster "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
-        return [GradeRow(*row) for row in rows]
+        found = [GradeRow(*row) for row in rows]
+        for student, name, status, score, max_score, deadline, adjustment, adjust_note in self.db.execute(
+                "SELECT student, name, status, score, max_score, deadline, adjustment, adjust_note FROM absent "
+                "WHERE assignment = ?", (assignment,)):
+            message = ("nothing handed in, and the deadline has passed" if status == "missing"
+                       else "nothing handed in yet; the deadline has not passed")
+            found.append(GradeRow(student, assignment, score or 0.0, max_score or 0.0, status, message, name, None,
+                                  None, None, None, None, None, 0, None, None, deadline, adjustment, adjust_note,
+                                  1))
+        return sorted(found, key=lambda row: row.student)
 
     @_one_line_errors
     def export_csv(self, assignment, path):
         rows = [(r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.message or "",
                  r.name or r.student, r.handed_in_at or "", r.time_source or "", late_word(r.late),
                  f"{r.penalty or 0:g}",
-                 r.late_note or "", r.source or "", r.handins, r.isolation or "", r.rerun or "")
+                 r.late_note or "", r.source or "", r.handins, r.isolation or "", r.rerun or "",
+                 r.deadline or "", "" if r.adjustment is None else Number(r.adjustment), r.adjust_note or "",
+                 {1: "yes", 0: "no"}.get(r.on_roster, ""))
                 for r in self.grades(assignment)]
         path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
 
@@ -313,15 +410,26 @@ class GradeRow:
     handins: int                  # hand-ins of this student for this assignment
     isolation: str | None         # the layer of the run that graded it
     rerun: str | None = None      # why it ran again with the generous cell limit
+    deadline: str | None = None   # the student's own deadline (an extension or accommodation included)
+    adjustment: float | None = None   # points the standing adjustments changed (None: none)
+    adjust_note: str | None = None    # their reasons
+    on_roster: int | None = None  # 1 on the roster, 0 a hand-in that matches nobody on it, None: no roster
 
 
 def late_word(late):
     return {1: "yes", 0: "no"}.get(late, "")
 
 
+def _adjust_note(adjustments):
+    return "; ".join(a.describe() for a in adjustments if a.active) or None
+
+
 def _flag(value):
     return None if value is None else int(bool(value))
 
+
+# The statuses of roster students with no hand-in (not hand-ins: no lateness, no feedback page).
+ABSENT = ("missing", "not-yet")
 
 # Statuses of hand-ins that had nothing to grade; a gradable hand-in beats them even if older.
 UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "wrong-file-type", "unsafe-path", "too-large",

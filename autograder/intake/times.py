@@ -150,6 +150,8 @@ def apply_times(handins, records):
             continue
         used.add(id(record))
         handin.submitted_at, handin.time_source = record.submitted_at, record.source
+        # Moodle's worksheet pairs the download's participant id with an email: the roster's own key there.
+        handin.email = handin.email or record.who.get("email", "")
     notes = []
     if unmatched:
         notes.append(f"the times file names no time for {len(unmatched)} hand-in(s): "

@@ -8,7 +8,12 @@ TARGET gets:
   lateness.csv             Student,ID,handed_in_at,late,penalty,late_note: when each hand-in came, and what
                            lateness cost (Canvas makes a new assignment of any column it does not know,
                            so canvas_grades.csv keeps to its import columns and lateness goes here)
+  adjustments.csv          Student,ID,score,adjustment,reason: every score changed by hand (`autograder adjust`)
   release_manifest.json    one content hash per student: what the last release wrote
+
+With a roster, a student who handed in nothing by their own deadline is in
+canvas_grades.csv and gradescope_grades.csv with 0 points (`missing`); one
+whose deadline is still ahead is not (the LMS keeps their cell empty).
 
 File names pair feedback with students the way the LMS does:
   * a hand-in from a Canvas "Download Submissions" zip keeps Canvas's prefix
@@ -37,7 +42,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.csv_cells import csv_text
+from ..core.csv_cells import Number, csv_text
 from ..gradebook.store import late_word
 from .names import canvas_prefix, canvas_user_id, moodle_folder
 from ..feedback.write import digest, write_if_changed, zip_bytes
@@ -46,6 +51,7 @@ MANIFEST = "release_manifest.json"
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 GRADESCOPE_COLUMNS = ("Name", "SID", "Email", "Total Score", "Max Points", "Status", "handed_in_at", "late")
 LATENESS_COLUMNS = ("Student", "ID", "handed_in_at", "late", "penalty", "late_note")
+ADJUSTMENT_COLUMNS = ("Student", "ID", "score", "adjustment", "reason")
 
 
 @dataclass
@@ -77,23 +83,33 @@ def _lms_id(submission, lms):
     prefix = f"{lms}:"
     if submission.student.startswith(prefix):
         return submission.student[len(prefix):]
-    return canvas_user_id(submission.source) if lms == "canvas" else ""
+    return canvas_user_id(getattr(submission, "source", "")) if lms == "canvas" else ""
 
 
-def canvas_csv(pages, column):
-    return _csv([(p.submission.display_name, _lms_id(p.submission, "canvas"), "", "", "",
-                  f"{p.submission.score:g}") for p in pages], (*CANVAS_COLUMNS, column))
+def canvas_csv(pages, column, missing=()):
+    rows = [(p.submission.display_name, _lms_id(p.submission, "canvas"), "", "", "", f"{p.submission.score:g}")
+            for p in pages]
+    rows += [(a.name, _lms_id(a, "canvas"), "", "", "", f"{a.score:g}") for a in missing]
+    return _csv(rows, (*CANVAS_COLUMNS, column))
 
 
-def gradescope_csv(pages):
+def gradescope_csv(pages, missing=()):
     rows = []
-    for p in pages:
-        s = p.submission
+    for s in [p.submission for p in pages] + list(missing):
         sid = _lms_id(s, "gradescope")
-        email = s.email or (sid if "@" in sid else "") or (s.student if "@" in s.student else "")
-        rows.append((s.display_name, "" if "@" in sid else sid, email, f"{s.score:g}", f"{s.max_score:g}",
-                     s.status, s.submitted_at, late_word(s.late)))
+        email = getattr(s, "email", "") or (sid if "@" in sid else "") or (s.student if "@" in s.student else "")
+        rows.append((getattr(s, "display_name", s.name), "" if "@" in sid else sid, email, f"{s.score:g}",
+                     f"{s.max_score:g}", s.status, getattr(s, "submitted_at", ""), late_word(getattr(s, "late", None))))
     return _csv(rows, GRADESCOPE_COLUMNS)
+
+
+def adjustments_csv(pages, missing=()):
+    rows = [(p.submission.display_name, _lms_id(p.submission, "canvas") or p.submission.student,
+             f"{p.submission.score:g}", "" if p.submission.adjustment is None else Number(p.submission.adjustment),
+             p.submission.adjust_note) for p in pages if p.submission.adjust_note]
+    rows += [(a.name, _lms_id(a, "canvas") or a.student, f"{a.score:g}", "", a.adjust_note) for a in missing
+             if a.adjust_note]
+    return _csv(rows, ADJUSTMENT_COLUMNS)
 
 
 def lateness_csv(pages):
@@ -102,7 +118,9 @@ def lateness_csv(pages):
                   p.submission.late_note) for p in pages], LATENESS_COLUMNS)
 
 
-def release_lms(assignment, pages, target, column=None):
+def release_lms(assignment, pages, target, column=None, absent=()):
+    """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points)."""
+    missing = [a for a in absent if a.status == "missing"]
     target = Path(target)
     old = _read_manifest(target)
     files = {feedback_file_name(page): page.html for page in pages.pages}
@@ -114,9 +132,10 @@ def release_lms(assignment, pages, target, column=None):
     result = Release(problems=dict(pages.withheld))
     outputs = {f"feedback/{name}": html for name, html in files.items()}
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
-    outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title)
-    outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages)
+    outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title, missing)
+    outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages, missing)
     outputs["lateness.csv"] = lateness_csv(pages.pages)
+    outputs["adjustments.csv"] = adjustments_csv(pages.pages, missing)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},
                                    indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     for name, data in outputs.items():

@@ -1,0 +1,269 @@
+"""Read a class list as an LMS exports it, recognising the LMS by the file's header.
+
+  Canvas      Grades → Export: `Student,ID,[SIS User ID,]SIS Login ID,[Integration ID,][Root Account,]Section,
+              <Assignment (id)>...,<totals>`, an optional `    Points Possible` row (and a `Manual Posting`
+              or `Muted` row) before the students, names as sortable names ("Doe, Jane"), the Test Student
+              last (canvas-lms lib/gradebook_exporter.rb).  Also `LastName,FirstName,ID,...`.
+  Moodle      Participants → "Download table data as" CSV: `First name,Last name,Email address[,ID number]
+              [,Username]...` (user/action_redir.php), or an assignment's grading worksheet:
+              `Identifier,Full name,Email address,Status,...` with `Participant 1234567` identifiers, the
+              number in that assignment's download folder names (mod/assign/gradingtable.php).
+  Gradescope  Roster download or the roster it imports: `Name` (or `First Name`,`Last Name`), `Email`,
+              `SID`, `Section(s)`, `Role` (only students are kept).
+  Classroom   "Download roster": `"identifier","github_username","github_id","name"[,"group_name"]`
+              (classroom app/models/roster_entry.rb).
+
+Each file is read whole through a size cap, as UTF-8 (with or without BOM) or else Latin-1, with a
+`;` delimiter where Canvas's regional settings wrote one.  What cannot be read is one line naming the
+file and what was expected; a row without the student's id is said, never guessed.
+"""
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+from ..core.errors import AutograderError
+from ..intake import files
+from ..intake.identity import bare
+
+MAX_BYTES = 20 * 1024 * 1024
+MAX_ROWS = 100_000
+# Canvas writes the Test Student with this name (course.rb, find_or_create_student_view_student); its
+# sortable form is "Student, Test".  It is the teacher's own view of the course, not a person.
+TEST_STUDENT_NAMES = {"test student", "student, test"}
+_CANVAS_INFO = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Integration ID",
+                "Root Account", "Section")
+_CANVAS_ASSIGNMENT = re.compile(r"^(?P<name>.*\S)\s+\((?P<id>\d+)\)$")
+_MOODLE_PARTICIPANT = re.compile(r"(\d+)\s*$")
+
+
+class RosterFileError(AutograderError):
+    """The file is not a class list we can read."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One student as the LMS lists them."""
+    key: str                  # the gradebook's key for them (the hand-ins' key where the LMS gives one)
+    name: str                 # "Jane Doe"
+    sortable_name: str = ""   # "Doe, Jane" (Canvas's Student column; import files want it back)
+    lms: str = ""
+    lms_id: str = ""          # Canvas user id, Gradescope SID, GitHub id
+    sis_id: str = ""          # Canvas SIS User ID, Moodle ID number
+    login: str = ""           # Canvas SIS Login ID, Moodle username, GitHub login
+    email: str = ""
+    section: str = ""
+    test_student: bool = False
+    aliases: tuple = ()       # other keys the LMS's downloads use for them (Moodle: `moodle:<participant>`)
+
+
+@dataclass
+class RosterFile:
+    lms: str                  # canvas, moodle, gradescope, classroom
+    kind: str                 # for people: "Canvas gradebook export", ...
+    entries: list
+    skipped: list = field(default_factory=list)      # (row number, why)
+    lms_columns: list = field(default_factory=list)  # Canvas: its assignment columns, `Name (id)`
+
+
+def read_roster(path):
+    rows = _rows(path)
+    header = [h.strip() for h in rows[0]]
+    body = rows[1:]
+    for recognise, read in _FORMATS:
+        if recognise(header):
+            return read(path, header, body)
+    raise RosterFileError(
+        f"{path}: not a class list this tool knows (its header starts {', '.join(header[:4])!r}). It reads "
+        "Canvas's gradebook export (Grades → Export), Moodle's participants download or grading worksheet, "
+        "Gradescope's roster CSV and GitHub Classroom's roster CSV")
+
+
+def _rows(path):
+    try:
+        raw = files.read_capped(path, MAX_BYTES)
+    except files.UnsafeFile as error:
+        raise RosterFileError(f"{path}: {error}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    first = text.split("\n", 1)[0]
+    delimiter = ";" if first.count(";") > first.count(",") else ","
+    try:
+        rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+                if any(cell.strip() for cell in row)]
+    except csv.Error as error:
+        raise RosterFileError(f"{path}: not a CSV file ({error})") from None
+    if not rows:
+        raise RosterFileError(f"{path}: the file is empty")
+    if len(rows) > MAX_ROWS:
+        raise RosterFileError(f"{path}: {len(rows)} rows; a class list has at most {MAX_ROWS}")
+    return rows
+
+
+def _cells(header, row):
+    """{column: value} of a row, stripped; a short row's missing cells are empty."""
+    return {name: (row[i].strip() if i < len(row) else "") for i, name in enumerate(header)}
+
+
+def _lower(header):
+    return {h.lower(): h for h in header}
+
+
+# --- Canvas -------------------------------------------------------------------------------------
+
+def _is_canvas(header):
+    return len(header) > 2 and (header[:2] == ["Student", "ID"] or header[:3] == ["LastName", "FirstName", "ID"])
+
+
+def _read_canvas(path, header, body):
+    result = RosterFile("canvas", "Canvas gradebook export", [],
+                        lms_columns=list(dict.fromkeys(h for h in header if _CANVAS_ASSIGNMENT.match(h))))
+    for number, row in enumerate(body, 2):
+        cells = _cells(header, row)
+        first = row[0] if row else ""
+        if "Points Possible" in first or all(re.fullmatch(r"(Muted|Manual Posting.*)?", c, re.I)
+                                              for c in cells.values()):
+            continue                   # the points row and the posting row are not students
+        user_id = cells.get("ID", "")
+        if "Student" in cells:
+            sortable = _unguard(cells["Student"])
+            name = _first_last(sortable)
+        else:
+            sortable = f"{cells.get('LastName', '')}, {cells.get('FirstName', '')}".strip(", ")
+            name = f"{cells.get('FirstName', '')} {cells.get('LastName', '')}".strip()
+        if not re.fullmatch(r"\d+", user_id):
+            result.skipped.append((number, f"{name or 'a row'} has no Canvas user id (ID column: {user_id!r})"))
+            continue
+        test = sortable.lower() in TEST_STUDENT_NAMES or name.lower() in TEST_STUDENT_NAMES
+        result.entries.append(Entry(
+            key=f"canvas:{user_id}", name=name, sortable_name=sortable, lms="canvas", lms_id=user_id,
+            sis_id=cells.get("SIS User ID", ""), login=cells.get("SIS Login ID", ""),
+            email=cells.get("SIS Login ID", "").lower() if "@" in cells.get("SIS Login ID", "") else "",
+            section=cells.get("Section", ""), test_student=test))
+    return result
+
+
+def _unguard(name):
+    """Canvas writes a name that starts with `=` as `="..."` (a formula guard)."""
+    match = re.fullmatch(r'="(.*)"', name)
+    return match.group(1) if match else name
+
+
+def _first_last(sortable):
+    last, comma, first = sortable.partition(",")
+    return f"{first.strip()} {last.strip()}".strip() if comma else sortable.strip()
+
+
+# --- Moodle -------------------------------------------------------------------------------------
+
+def _is_moodle_participants(header):
+    lower = _lower(header)
+    return "first name" in lower and "last name" in lower and "email address" in lower
+
+
+def _is_moodle_worksheet(header):
+    return "Identifier" in header and "Full name" in header
+
+
+def _moodle_key(email, id_number, number, name, result):
+    if email:
+        return f"email:{email}"
+    if id_number:
+        return f"moodle-id:{bare(id_number)}"
+    result.skipped.append((number, f"{name or 'a row'} has neither an email address nor an ID number "
+                                   "(ask Moodle to show one of them: Site administration → Show user identity)"))
+    return None
+
+
+def _read_moodle_participants(path, header, body):
+    result = RosterFile("moodle", "Moodle participants list", [])
+    for number, row in enumerate(body, 2):
+        cells = {k.lower(): v for k, v in _cells(header, row).items()}
+        first, last = cells.get("first name", ""), cells.get("last name", "")
+        name = f"{first} {last}".strip()
+        email = cells.get("email address", "").lower()
+        id_number = cells.get("id number", "")
+        key = _moodle_key(email, id_number, number, name, result)
+        if key:
+            result.entries.append(Entry(key=key, name=name, sortable_name=f"{last}, {first}".strip(", "),
+                                        lms="moodle", sis_id=id_number, login=cells.get("username", ""),
+                                        email=email, section=cells.get("groups", cells.get("group", ""))))
+    return result
+
+
+def _read_moodle_worksheet(path, header, body):
+    result = RosterFile("moodle", "Moodle grading worksheet", [])
+    for number, row in enumerate(body, 2):
+        cells = _cells(header, row)
+        name = cells.get("Full name", "")
+        email = cells.get("Email address", "").lower()
+        id_number = cells.get("ID number", "")
+        key = _moodle_key(email, id_number, number, name, result)
+        if not key:
+            continue
+        participant = _MOODLE_PARTICIPANT.search(cells.get("Identifier", ""))
+        aliases = (f"moodle:{participant.group(1)}",) if participant else ()
+        result.entries.append(Entry(key=key, name=name, lms="moodle", sis_id=id_number, email=email,
+                                    section=cells.get("Group", ""), aliases=aliases))
+    return result
+
+
+# --- Gradescope ---------------------------------------------------------------------------------
+
+def _is_gradescope(header):
+    lower = _lower(header)
+    return "email" in lower and ("name" in lower or "first name" in lower) and (
+        "sid" in lower or "role" in lower or any(h.startswith("section") for h in lower))
+
+
+def _read_gradescope(path, header, body):
+    result = RosterFile("gradescope", "Gradescope roster", [])
+    for number, row in enumerate(body, 2):
+        cells = {k.lower(): v for k, v in _cells(header, row).items()}
+        role = cells.get("role", "student").lower()
+        if role and role != "student":
+            continue                   # staff
+        name = cells.get("name") or f"{cells.get('first name', '')} {cells.get('last name', '')}".strip()
+        email = cells.get("email", "").lower()
+        sid = cells.get("sid", "")
+        if not (sid or email):
+            result.skipped.append((number, f"{name or 'a row'} has neither a SID nor an email"))
+            continue
+        section = cells.get("sections", cells.get("section", ""))
+        last = cells.get("last name", "")
+        result.entries.append(Entry(
+            key=f"gradescope:{sid or email}", name=name,
+            sortable_name=f"{last}, {cells.get('first name', '')}" if last else "", lms="gradescope",
+            lms_id=sid, sis_id=sid, email=email, section=section))
+    return result
+
+
+# --- GitHub Classroom ---------------------------------------------------------------------------
+
+def _is_classroom(header):
+    return header[:2] == ["identifier", "github_username"]
+
+
+def _read_classroom(path, header, body):
+    result = RosterFile("classroom", "GitHub Classroom roster", [])
+    for number, row in enumerate(body, 2):
+        cells = _cells(header, row)
+        identifier, login = cells.get("identifier", ""), cells.get("github_username", "")
+        if not identifier:
+            result.skipped.append((number, "a row without an identifier"))
+            continue
+        # The hand-ins of a linked student are their repositories, named after the GitHub login.
+        key = bare(login) if login else f"classroom:{identifier}"
+        result.entries.append(Entry(
+            key=key, name=cells.get("name", "") or identifier, lms="classroom", lms_id=cells.get("github_id", ""),
+            sis_id=identifier, login=login, email=identifier.lower() if "@" in identifier else "",
+            section=cells.get("group_name", "")))
+    return result
+
+
+_FORMATS = ((_is_canvas, _read_canvas), (_is_moodle_worksheet, _read_moodle_worksheet),
+            (_is_moodle_participants, _read_moodle_participants), (_is_classroom, _read_classroom),
+            (_is_gradescope, _read_gradescope))

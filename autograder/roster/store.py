@@ -1,0 +1,422 @@
+"""The course's own records of its students: grades/course.db (SQLite, git-ignored with every grade).
+
+It holds what no single assignment's gradebook knows:
+  students        the roster, as the LMS exported it (names, ids, emails, sections, the Test Student flag);
+                  a student missing from a newer import is kept, marked as having left the roster
+  aliases         other keys the LMS's downloads use for a student (Moodle's per-assignment participant ids)
+  groups,         course-wide accommodations: a rule (extra time) and who it applies to
+  accommodations
+  extensions      one student's later deadline for one assignment, with who granted it, when and why
+  adjustments     points added or a score set by hand, with who, when, why and the score before; never
+                  deleted: a withdrawn one keeps its row, with who withdrew it and when
+  gradings        where each assignment's gradebook is (the last `grade --out`)
+
+Nothing here is ever computed into a score: each assignment's gradebook applies
+extensions and adjustments on top of the score it computed, every time it is
+refreshed (gradebook/store.py), so a regrade, new cases or a changed late
+policy leave them standing.
+"""
+
+import functools
+import getpass
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from ..core.errors import AutograderError
+
+FILE_NAME = "course.db"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS students (
+    key TEXT PRIMARY KEY, name TEXT NOT NULL, sortable_name TEXT, lms TEXT, lms_id TEXT, sis_id TEXT,
+    login TEXT, email TEXT, section TEXT, test_student INTEGER NOT NULL DEFAULT 0,
+    on_roster INTEGER NOT NULL DEFAULT 1,   -- 0: a later import no longer lists them (dropped the course)
+    source TEXT, imported_at TEXT);
+CREATE TABLE IF NOT EXISTS aliases (alias TEXT PRIMARY KEY, student TEXT NOT NULL REFERENCES students(key));
+CREATE TABLE IF NOT EXISTS lms_columns (header TEXT PRIMARY KEY, seen_in TEXT);
+CREATE TABLE IF NOT EXISTS accommodations (
+    name TEXT PRIMARY KEY, extra_seconds REAL NOT NULL, reason TEXT, granted_by TEXT, granted_at TEXT);
+CREATE TABLE IF NOT EXISTS group_members (
+    name TEXT NOT NULL REFERENCES accommodations(name) ON DELETE CASCADE, student TEXT NOT NULL,
+    PRIMARY KEY (name, student));
+CREATE TABLE IF NOT EXISTS extensions (
+    id INTEGER PRIMARY KEY, assignment TEXT NOT NULL, student TEXT NOT NULL, until TEXT NOT NULL,
+    reason TEXT, granted_by TEXT, granted_at TEXT, withdrawn_by TEXT, withdrawn_at TEXT);
+CREATE TABLE IF NOT EXISTS adjustments (
+    id INTEGER PRIMARY KEY, assignment TEXT NOT NULL, student TEXT NOT NULL,
+    points REAL, score REAL,              -- exactly one: points added (±), or the score it sets
+    reason TEXT NOT NULL, made_by TEXT, made_at TEXT, score_before REAL,
+    withdrawn_by TEXT, withdrawn_at TEXT, withdraw_reason TEXT);
+CREATE TABLE IF NOT EXISTS gradings (assignment TEXT PRIMARY KEY, out_dir TEXT NOT NULL, at TEXT);
+"""
+
+
+class RecordsError(AutograderError):
+    """The course's records cannot be read or changed as asked."""
+
+
+def now():
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def user():
+    """Who ran the command, for the audit trail."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):       # a uid with no passwd entry (a container)
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class Student:
+    key: str
+    name: str
+    sortable_name: str = ""
+    lms: str = ""
+    lms_id: str = ""
+    sis_id: str = ""
+    login: str = ""
+    email: str = ""
+    section: str = ""
+    test_student: bool = False
+    on_roster: bool = True
+
+    @property
+    def who(self):
+        """For people: `Jane Doe (canvas:1002)`."""
+        return f"{self.name} ({self.key})" if self.name and self.name != self.key else self.key
+
+
+@dataclass(frozen=True)
+class Extension:
+    id: int
+    assignment: str
+    student: str
+    until: str
+    reason: str
+    granted_by: str
+    granted_at: str
+    withdrawn_by: str | None = None
+    withdrawn_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Accommodation:
+    name: str
+    extra_seconds: float
+    reason: str
+    members: tuple
+
+    def describe(self):
+        return f"accommodation {self.name!r}: {duration_words(self.extra_seconds)} extra" + (
+            f" ({self.reason})" if self.reason else "")
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    id: int
+    assignment: str
+    student: str
+    points: float | None
+    score: float | None
+    reason: str
+    made_by: str
+    made_at: str
+    score_before: float | None
+    withdrawn_by: str | None = None
+    withdrawn_at: str | None = None
+    withdraw_reason: str | None = None
+
+    @property
+    def active(self):
+        return self.withdrawn_at is None
+
+    def describe(self):
+        change = f"{self.points:+g} point(s)" if self.points is not None else f"score set to {self.score:g}"
+        return f"{change}: {self.reason}"
+
+
+def duration_words(seconds):
+    days, rest = divmod(round(seconds), 86400)
+    hours = rest / 3600
+    parts = ([f"{days} day{'s' if days != 1 else ''}"] if days else []) + ([f"{hours:g} h"] if hours else [])
+    return " ".join(parts) or "no time"
+
+
+def _errors(method):
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            raise RecordsError(f"{self.path}: {error}") from None
+    return wrapper
+
+
+def records_path(course):
+    return Path(course.root) / "grades" / FILE_NAME
+
+
+class CourseRecords:
+    """grades/course.db, opened (and created when `create`)."""
+
+    def __init__(self, path, create=True):
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise RecordsError(f"no course records at {self.path}: import a roster first "
+                               "(`autograder roster import FILE`)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA busy_timeout = 10000")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise RecordsError(f"{self.path}: not usable course records ({error}); restore it from a backup") \
+                from None
+
+    @classmethod
+    def of(cls, course, create=True):
+        return cls(records_path(course), create=create)
+
+    @classmethod
+    def if_any(cls, course):
+        """The course's records, or None when it keeps none (no roster, extension or adjustment yet)."""
+        path = records_path(course)
+        return cls(path) if path.is_file() else None
+
+    def close(self):
+        self.db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- the roster -----------------------------------------------------------------------------
+
+    @_errors
+    def import_roster(self, roster_file, source):
+        """Add or update every entry; students the file no longer lists stay, marked off the roster.
+
+        Returns (added, updated, left, duplicates): keys, for people."""
+        existing = {s.key: s for s in self.students(include_off_roster=True)}
+        seen, duplicates = set(), []
+        added, updated = [], []
+        stamp = now()
+        with self.db:
+            for entry in roster_file.entries:
+                if entry.key in seen:
+                    duplicates.append(entry.key)
+                    continue
+                seen.add(entry.key)
+                values = (entry.name, entry.sortable_name, entry.lms, entry.lms_id, entry.sis_id, entry.login,
+                          entry.email, entry.section, int(entry.test_student), source, stamp)
+                if entry.key in existing:
+                    self.db.execute("UPDATE students SET name=?, sortable_name=?, lms=?, lms_id=?, sis_id=?, "
+                                    "login=?, email=?, section=?, test_student=?, source=?, imported_at=?, "
+                                    "on_roster=1 WHERE key=?", (*values, entry.key))
+                    updated.append(entry.key)
+                else:
+                    self.db.execute("INSERT INTO students (name, sortable_name, lms, lms_id, sis_id, login, email, "
+                                    "section, test_student, source, imported_at, key) "
+                                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, entry.key))
+                    added.append(entry.key)
+                for alias in entry.aliases:
+                    self.db.execute("INSERT OR REPLACE INTO aliases VALUES (?, ?)", (alias, entry.key))
+            left = []
+            # A worksheet lists one assignment's participants: it adds aliases, it does not drop anyone.
+            if roster_file.kind != "Moodle grading worksheet":
+                left = [key for key, s in existing.items() if s.on_roster and key not in seen]
+                self.db.executemany("UPDATE students SET on_roster = 0 WHERE key = ?", [(k,) for k in left])
+            for header in roster_file.lms_columns:
+                self.db.execute("INSERT OR REPLACE INTO lms_columns VALUES (?, ?)", (header, source))
+        return added, updated, left, duplicates
+
+    @_errors
+    def students(self, include_off_roster=False):
+        rows = self.db.execute(
+            "SELECT key, name, sortable_name, lms, lms_id, sis_id, login, email, section, test_student, on_roster "
+            "FROM students" + ("" if include_off_roster else " WHERE on_roster = 1")
+            + " ORDER BY test_student, COALESCE(NULLIF(sortable_name, ''), name), key").fetchall()
+        return [Student(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5] or "", r[6] or "", r[7] or "",
+                        r[8] or "", bool(r[9]), bool(r[10])) for r in rows]
+
+    @_errors
+    def aliases(self):
+        return dict(self.db.execute("SELECT alias, student FROM aliases"))
+
+    @_errors
+    def lms_columns(self):
+        return [r[0] for r in self.db.execute("SELECT header FROM lms_columns ORDER BY rowid")]
+
+    def has_roster(self):
+        return bool(self.students())
+
+    def find(self, who):
+        """The one student `who` names: a key, an LMS id, SIS id, login, email or name; else RecordsError."""
+        text = str(who).strip()
+        everyone = self.students(include_off_roster=True)
+        folded = text.casefold()
+        for test in (lambda s: s.key == text,
+                     lambda s: text in (s.lms_id, s.sis_id) and text != "",
+                     lambda s: folded in (s.login.casefold(), s.email.casefold()) and folded != "",
+                     lambda s: folded in (s.name.casefold(), s.sortable_name.casefold()) and folded != ""):
+            found = [s for s in everyone if test(s)]
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise RecordsError(f"{text!r} names {len(found)} students ({', '.join(s.who for s in found[:6])}): "
+                                   "name one by key, id or email")
+        alias = self.aliases().get(text)
+        if alias:
+            return self.find(alias)
+        close = [s.who for s in everyone if folded and folded in s.name.casefold()][:6]
+        raise RecordsError(f"no student {text!r} on the roster" + (f"; did you mean {', '.join(close)}?" if close
+                                                                   else " (`autograder roster` lists it)"))
+
+    # --- where each assignment's gradebook is ----------------------------------------------------
+
+    @_errors
+    def register_grading(self, assignment, out_dir):
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO gradings VALUES (?, ?, ?)",
+                            (assignment, str(Path(out_dir).resolve()), now()))
+
+    @_errors
+    def grading_dirs(self):
+        return {r[0]: Path(r[1]) for r in self.db.execute("SELECT assignment, out_dir FROM gradings")}
+
+    # --- extensions and accommodations -----------------------------------------------------------
+
+    @_errors
+    def extend(self, assignment, student, until, reason, by=None):
+        """A later deadline for one student; an earlier extension of the same assignment is withdrawn."""
+        with self.db:
+            self.db.execute("UPDATE extensions SET withdrawn_by = ?, withdrawn_at = ? WHERE assignment = ? AND "
+                            "student = ? AND withdrawn_at IS NULL", (by or user(), now(), assignment, student))
+            cursor = self.db.execute(
+                "INSERT INTO extensions (assignment, student, until, reason, granted_by, granted_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)", (assignment, student, until, reason or "", by or user(), now()))
+        return cursor.lastrowid
+
+    @_errors
+    def withdraw_extension(self, extension_id, by=None):
+        with self.db:
+            cursor = self.db.execute("UPDATE extensions SET withdrawn_by = ?, withdrawn_at = ? WHERE id = ? AND "
+                                     "withdrawn_at IS NULL", (by or user(), now(), extension_id))
+        if not cursor.rowcount:
+            raise RecordsError(f"no standing extension #{extension_id} (`autograder extend --list` lists them)")
+        return self.extensions(all_of_them=True, ids=[extension_id])[0]
+
+    @_errors
+    def extensions(self, assignment=None, all_of_them=False, ids=None):
+        query = ("SELECT id, assignment, student, until, reason, granted_by, granted_at, withdrawn_by, withdrawn_at "
+                 "FROM extensions WHERE 1=1")
+        params = []
+        if assignment is not None:
+            query += " AND assignment = ?"
+            params.append(assignment)
+        if not all_of_them:
+            query += " AND withdrawn_at IS NULL"
+        if ids:
+            query += f" AND id IN ({', '.join('?' * len(ids))})"
+            params += ids
+        return [Extension(*r) for r in self.db.execute(query + " ORDER BY id", params)]
+
+    @_errors
+    def accommodate(self, name, extra_seconds, reason, members, by=None):
+        with self.db:
+            self.db.execute("INSERT INTO accommodations VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                            "extra_seconds = excluded.extra_seconds, reason = COALESCE(NULLIF(excluded.reason, ''), "
+                            "reason)", (name, extra_seconds, reason or "", by or user(), now()))
+            self.db.executemany("INSERT OR IGNORE INTO group_members VALUES (?, ?)", [(name, m) for m in members])
+
+    @_errors
+    def remove_from_group(self, name, members):
+        with self.db:
+            self.db.executemany("DELETE FROM group_members WHERE name = ? AND student = ?", [(name, m) for m in members])
+
+    @_errors
+    def accommodations(self):
+        found = []
+        for name, extra, reason in self.db.execute("SELECT name, extra_seconds, reason FROM accommodations "
+                                                   "ORDER BY name").fetchall():
+            members = tuple(r[0] for r in self.db.execute("SELECT student FROM group_members WHERE name = ? "
+                                                          "ORDER BY student", (name,)))
+            found.append(Accommodation(name, extra, reason or "", members))
+        return found
+
+    def deadline_for(self, assignment, student, deadline):
+        """(the student's own deadline, why it differs from `deadline`) — ("", "") reasons when it does not.
+
+        An accommodation adds its extra time to the course deadline (the largest, when a student is in
+        several groups); an extension is a time of its own, and the later of the two counts."""
+        own, why = deadline, ""
+        if deadline is not None:
+            extra = [(a.extra_seconds, a) for a in self.accommodations() if student in a.members]
+            if extra:
+                seconds, rule = max(extra, key=lambda pair: pair[0])
+                own, why = deadline + timedelta(seconds=seconds), rule.describe()
+        for extension in self.extensions(assignment):
+            if extension.student != student:
+                continue
+            until = datetime.fromisoformat(extension.until)
+            if own is None or until > own:
+                own = until
+                why = (f"extension to {until.isoformat()}" + (f" ({extension.reason})" if extension.reason else "")
+                       + f", granted by {extension.granted_by}")
+        return own, why
+
+    # --- adjustments -----------------------------------------------------------------------------
+
+    @_errors
+    def adjust(self, assignment, student, reason, points=None, score=None, score_before=None, by=None):
+        if (points is None) == (score is None):
+            raise RecordsError("an adjustment is either --points or --score, not both nor neither")
+        if not str(reason or "").strip():
+            raise RecordsError("an adjustment needs --reason: it is shown to the student and kept in the history")
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO adjustments (assignment, student, points, score, reason, made_by, made_at, score_before) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (assignment, student, points, score, reason.strip(), by or user(),
+                                                    now(), score_before))
+        return self.adjustments(ids=[cursor.lastrowid], all_of_them=True)[0]
+
+    @_errors
+    def withdraw_adjustment(self, adjustment_id, reason, by=None):
+        with self.db:
+            cursor = self.db.execute("UPDATE adjustments SET withdrawn_by = ?, withdrawn_at = ?, withdraw_reason = ? "
+                                     "WHERE id = ? AND withdrawn_at IS NULL",
+                                     (by or user(), now(), reason or "", adjustment_id))
+        if not cursor.rowcount:
+            raise RecordsError(f"no standing adjustment #{adjustment_id} (`autograder adjust --list` lists them)")
+        return self.adjustments(ids=[adjustment_id], all_of_them=True)[0]
+
+    @_errors
+    def adjustments(self, assignment=None, student=None, all_of_them=False, ids=None):
+        query = ("SELECT id, assignment, student, points, score, reason, made_by, made_at, score_before, "
+                 "withdrawn_by, withdrawn_at, withdraw_reason FROM adjustments WHERE 1=1")
+        params = []
+        for column, value in (("assignment", assignment), ("student", student)):
+            if value is not None:
+                query += f" AND {column} = ?"
+                params.append(value)
+        if not all_of_them:
+            query += " AND withdrawn_at IS NULL"
+        if ids:
+            query += f" AND id IN ({', '.join('?' * len(ids))})"
+            params += ids
+        return [Adjustment(*r) for r in self.db.execute(query + " ORDER BY id", params)]
+
+
+def apply_adjustments(score, adjustments):
+    """The score after the standing adjustments, in the order they were made (a set score, then points)."""
+    for adjustment in adjustments:
+        if not adjustment.active:
+            continue
+        score = adjustment.score if adjustment.score is not None else score + adjustment.points
+    return max(0.0, round(score, 4))

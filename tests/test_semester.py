@@ -1,0 +1,232 @@
+"""A semester end to end through the real command line, once with a Canvas roster and once with a Moodle one.
+
+Six on the roster (Canvas: one is the Test Student), two assignments graded
+from the LMS's own download zips, one student who hands in nothing for the
+second, one extension that turns a late hand-in on time, one adjustment that
+survives `grade --regrade`, then `gradebook`, whose LMS import file must list
+exactly the roster's students with exactly the roster's values.
+"""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+EXAMPLES = ROOT / "examples"
+PAST = "2026-11-01T23:59:00-05:00"
+# Canvas's gradebook export (lib/gradebook_exporter.rb): the points row first, the Test Student last with a
+# digest for a login and every section, names as sortable names.
+CANVAS_ROSTER = f"""Student,ID,SIS User ID,SIS Login ID,Section,N-Queens (501),Bitwise Queens (502),Current Score,\
+Unposted Current Score,Final Score,Unposted Final Score
+    Points Possible,,,,,5.00,5.00,(read only),(read only),(read only),(read only)
+"Smith, Alice",1001,S1001,asmith,Section A,,,,,,
+"Jones, Bob",1002,S1002,bjones,Section A,,,,,,
+"King, Carol",1003,S1003,cking,Section B,,,,,,
+"Lee, Dave",1004,S1004,dlee,Section B,,,,,,
+"Ng, Erin",1005,S1005,eng,Section A,,,,,,
+"Student, Test",1099,,{"a3" * 20},Section A and Section B,,,,,,
+"""
+ROSTER_ROWS = [row[:5] for row in list(csv.reader(io.StringIO(CANVAS_ROSTER)))[2:7]]   # the five real students
+MOODLE_ROSTER = """First name,Last name,Email address,ID number
+Alice,Smith,alice@uni.example,S1001
+Bob,Jones,bob@uni.example,S1002
+Carol,King,carol@uni.example,S1003
+Dave,Lee,dave@uni.example,S1004
+Erin,Ng,erin@uni.example,S1005
+Frank,Moss,frank@uni.example,S1006
+"""
+WHO = {"alice": ("Smith, Alice", 1001), "bob": ("Jones, Bob", 1002), "carol": ("King, Carol", 1003),
+       "dave": ("Lee, Dave", 1004), "erin": ("Ng, Erin", 1005)}
+
+
+def cli(course, *args, check=True):
+    done = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), *args],
+                          capture_output=True, text=True, timeout=600)
+    if check:
+        assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def configure(course):
+    text = (course / "course.toml").read_text()
+    for assignment in ("n-queens", "bitwise-queens"):
+        text = text.replace(f'[assignment.{assignment}]\n# deadline = "2026-12-01T23:59:00-05:00"\n'
+                            'late_policy = "none"',
+                            f'[assignment.{assignment}]\ndeadline = "{PAST}"\nlate_policy = "per-day"\n'
+                            "late_penalty = 1")
+    assert text.count("per-day") >= 2
+    (course / "course.toml").write_text(text)
+
+
+def canvas_zip(path, assignment, students, late=(), files=None):
+    """Canvas's "Download Submissions": `lastfirst[_LATE]_userid_attachmentid_file` (lib/content_zipper.rb).
+
+    `files`: {student: the example student whose notebook they hand in} (default: their own; the Test
+    Student hands in alice's)."""
+    files = {"test": "alice", **(files or {})}
+    with zipfile.ZipFile(path, "w") as archive:
+        for number, student in enumerate(students):
+            sortable, user = WHO.get(student, ("Student, Test", 1099))
+            stem = sortable.lower().replace(",", "").replace(" ", "")
+            name = f"{stem}{'_LATE' if student in late else ''}_{user}_{7000 + number}_{assignment}.ipynb"
+            archive.write(EXAMPLES / assignment / "submissions" / f"{files.get(student, student)}.ipynb", name)
+    return path
+
+
+def moodle_zip(path, assignment, students):
+    """Moodle's "Download all submissions": `Full Name_<participant>_assignsubmission_file/` folders."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for student in students:
+            last, first = WHO[student][0].split(", ")
+            participant = 4700 + WHO[student][1] % 100 + (100 if assignment == "bitwise-queens" else 0)
+            archive.write(EXAMPLES / assignment / "submissions" / f"{student}.ipynb",
+                          f"{first} {last}_{participant}_assignsubmission_file/{assignment}.ipynb")
+    return path
+
+
+def read_csv(path):
+    return list(csv.DictReader(path.open(encoding="utf-8")))
+
+
+def scores(out):
+    return {row["name"]: row for row in read_csv(out / "grades.csv")}
+
+
+def test_a_canvas_semester(course_copy, tmp_path):
+    course = course_copy
+    configure(course)
+    roster = tmp_path / "export.csv"
+    roster.write_text(CANVAS_ROSTER)
+    imported = cli(course, "roster", "import", str(roster))
+    assert "5 student(s) added" not in imported.stdout and "6 student(s) added" in imported.stdout
+    assert "Test Student" in imported.stdout
+    listed = json.loads(cli(course, "roster", "--json").stdout)
+    assert [s["key"] for s in listed if not s["test_student"]] == [f"canvas:{u}" for _, u in
+                                                                    sorted(WHO.values())]
+    # Assignment 1: carol's file is marked late by Canvas; times from the LMS say when.
+    grades1 = course / "grades" / "n-queens"
+    zip1 = canvas_zip(tmp_path / "nq.zip", "n-queens", ["alice", "bob", "carol", "dave", "erin", "test"],
+                      late=["carol"])
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\ncanvas:1003,2026-11-03T10:00:00-05:00\n")
+    first = cli(course, "grade", "--assignment", "n-queens", "--out", str(grades1), "--times", str(times), str(zip1))
+    assert "missing" not in first.stdout.split("lateness")[0]
+    carol = scores(grades1)["Carol King"]
+    assert carol["late"] == "yes" and carol["score"] == "2.3" and carol["penalty"] == "2"
+    # The extension: her own deadline, the late mark no longer decides, no penalty.
+    extended = cli(course, "extend", "--assignment", "n-queens", "--student", "cking", "--until",
+                   "2026-11-04T23:59:00-05:00", "--reason", "illness, note from the dean")
+    assert "King" in extended.stdout
+    carol = scores(grades1)["Carol King"]
+    assert (carol["late"], carol["score"], carol["penalty"]) == ("no", "4.3", "0")
+    assert carol["deadline"].startswith("2026-11-04T23:59")
+    # A course-wide accommodation: a rule and its members, not a command per assignment.
+    cli(course, "accommodate", "--group", "extra-time", "--extra-days", "2", "--reason", "disability services",
+        "--student", "dlee", "--student", "S1005")
+    assert scores(grades1)["Dave Lee"]["deadline"].startswith("2026-11-03T23:59")
+    assert "2 days extra" in cli(course, "accommodate", "--list").stdout
+    # An adjustment to bob, which a regrade of bob leaves standing.
+    adjusted = cli(course, "adjust", "--assignment", "n-queens", "--student", "Bob Jones", "--points", "1",
+                   "--reason", "regrade request: case 3's statement was ambiguous")
+    assert "score now 2.45 / 5" in adjusted.stdout and "score before: 1.45" in adjusted.stdout
+    regraded = cli(course, "grade", "--assignment", "n-queens", "--out", str(grades1), "--times", str(times),
+                   "--student", "1002", "--regrade", str(zip1))
+    assert "graded 1 hand-in(s)" in regraded.stdout
+    bob = scores(grades1)["Bob Jones"]
+    assert (bob["score"], bob["adjustment"]) == ("2.45", "1") and "ambiguous" in bob["adjust_reason"]
+    history = json.loads(cli(course, "adjust", "--list", "--json").stdout)
+    assert [(a["student"], a["points"], a["score_before"], a["active"]) for a in history] == \
+        [("canvas:1002", 1.0, 1.45, True)]
+    # Assignment 2: erin hands in nothing; the deadline has passed, so she is missing.
+    grades2 = course / "grades" / "bitwise-queens"
+    zip2 = canvas_zip(tmp_path / "bq.zip", "bitwise-queens", ["alice", "bob", "carol", "dave", "test"],
+                      files={"dave": "heidi"})
+    second = cli(course, "grade", "--assignment", "bitwise-queens", "--out", str(grades2), str(zip2))
+    assert "1 on the roster handed in nothing by their deadline (missing, 0 points): Erin Ng (canvas:1005)" \
+        in second.stdout
+    erin = scores(grades2)["Erin Ng"]
+    assert (erin["status"], erin["score"]) == ("missing", "0")
+    # The feedback page shows the extension and the adjustment with their reasons.
+    cli(course, "feedback", "--out", str(grades1))
+    pages = {p.parent.name: p.read_text() for p in (grades1 / "feedback").glob("*/feedback.md")}
+    carol_page = next(text for folder, text in pages.items() if folder.startswith("Carol_King_canvas_1003"))
+    assert "Your deadline:" in carol_page and "illness" in carol_page
+    bob_page = next(text for folder, text in pages.items() if folder.startswith("Bob_Jones_canvas_1002"))
+    assert "Adjusted by the teaching team:" in bob_page and "ambiguous" in bob_page
+    # The course gradebook and Canvas's import file.
+    book = tmp_path / "book"
+    summary = json.loads(cli(course, "gradebook", "--to", str(book), "--json").stdout)
+    assert summary["test_students"] == ["canvas:1099"] and summary["graded"] == ["bitwise-queens", "n-queens"]
+    rows = read_csv(book / "course_grades.csv")
+    assert [r["student"] for r in rows] == [f"canvas:{u}" for _, u in sorted(WHO.values(), key=lambda v: v[0])]
+    by_key = {r["student"]: r for r in rows}
+    assert by_key["canvas:1005"]["bitwise-queens"] == "0" and by_key["canvas:1005"]["missing"] == "1"
+    assert by_key["canvas:1002"]["n-queens"] == "2.45"
+    with (book / "lms" / "canvas_import.csv").open(encoding="utf-8") as handle:
+        canvas = list(csv.reader(handle))
+    # Each column is the Canvas assignment the roster's export named (matched by title), in course order.
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Bitwise Queens (502)",
+                         "N-Queens (501)"]
+    assert canvas[1] == ["    Points Possible", "", "", "", "", "5", "5"]
+    assert sorted(row[:5] for row in canvas[2:]) == sorted(ROSTER_ROWS)
+    assert {row[1]: row[5:] for row in canvas[2:]} == {"1001": ["5", "5"], "1002": ["3.5", "2.45"],
+                                                       "1003": ["2", "4.3"], "1004": ["5", "3.15"],
+                                                       "1005": ["0", "4.9"]}
+    assert (book / "course_grades.xlsx").is_file() and (book / "semester_report.html").is_file()
+    assert "Erin Ng" in (book / "semester_report.html").read_text()
+
+
+def test_a_moodle_semester(course_copy, tmp_path):
+    course = course_copy
+    configure(course)
+    roster = tmp_path / "courseid_7_participants.csv"
+    roster.write_text(MOODLE_ROSTER)
+    assert "6 student(s) added" in cli(course, "roster", "import", str(roster)).stdout
+    grades1 = course / "grades" / "n-queens"
+    zip1 = moodle_zip(tmp_path / "CS101-N-Queens-42.zip", "n-queens", ["alice", "bob", "carol", "dave", "erin"])
+    # Moodle's grading worksheet gives each participant's email and the time they handed in.
+    worksheet = tmp_path / "Grades-CS101-N-Queens-42.csv"
+    worksheet.write_text(
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+        "Last modified (submission),Last modified (grade),Feedback comments\n"
+        + "".join(f"Participant {4700 + u % 100},{s.split(', ')[1]} {s.split(', ')[0]},"
+                  f"{s.split(', ')[1].lower()}@uni.example,Submitted for grading,,5.00,Yes,"
+                  f"\"{'Tuesday, 3 November 2026, 10:00 AM' if u == 1003 else 'Sunday, 1 November 2026, 9:00 AM'}\","
+                  "-,\n" for s, u in WHO.values()))
+    cli(course, "grade", "--assignment", "n-queens", "--out", str(grades1), "--times", str(worksheet), str(zip1))
+    rows = scores(grades1)
+    assert set(rows) == {"Alice Smith", "Bob Jones", "Carol King", "Dave Lee", "Erin Ng", "Frank Moss"}
+    assert rows["Carol King"]["student"] == "email:carol@uni.example" and rows["Carol King"]["late"] == "yes"
+    assert rows["Frank Moss"]["status"] == "missing"
+    cli(course, "extend", "--assignment", "n-queens", "--student", "carol@uni.example", "--until",
+        "2026-11-04T23:59:00-05:00", "--reason", "family emergency")
+    assert scores(grades1)["Carol King"]["late"] == "no"
+    cli(course, "adjust", "--assignment", "n-queens", "--student", "S1002", "--score", "4", "--reason",
+        "oral exam showed full understanding")
+    cli(course, "grade", "--assignment", "n-queens", "--out", str(grades1), "--times", str(worksheet),
+        "--regrade", str(zip1))
+    assert scores(grades1)["Bob Jones"]["score"] == "4"
+    grades2 = course / "grades" / "bitwise-queens"
+    zip2 = moodle_zip(tmp_path / "CS101-Bitwise-43.zip", "bitwise-queens", ["alice", "bob", "carol"])
+    cli(course, "grade", "--assignment", "bitwise-queens", "--out", str(grades2), str(zip2))
+    book = tmp_path / "book"
+    cli(course, "gradebook", "--to", str(book))
+    moodle = read_csv(book / "lms" / "moodle_import.csv")
+    assert [r["Email address"] for r in moodle] == sorted(
+        [line.split(",")[2] for line in MOODLE_ROSTER.splitlines()[1:]],
+        key=lambda email: [r for r in MOODLE_ROSTER.splitlines()[1:] if email in r][0].split(",")[1])
+    assert [r["ID number"] for r in moodle] == [next(line.split(",")[3] for line in MOODLE_ROSTER.splitlines()
+                                                     if r["Email address"] in line) for r in moodle]
+    frank = next(r for r in moodle if r["Email address"] == "frank@uni.example")
+    titles = [c for c in moodle[0] if c not in ("Email address", "ID number") and not c.endswith("feedback")]
+    assert all(frank[t] == "0" for t in titles)
+    bob = next(r for r in moodle if r["Email address"] == "bob@uni.example")
+    assert any("oral exam" in bob[c] for c in moodle[0] if c.endswith("feedback"))
