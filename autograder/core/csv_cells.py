@@ -21,8 +21,12 @@ class Number(float):
         return f"{float(self):g}"
 
 
+class Verbatim(str):
+    """Text we write ourselves and mean as it is (Moodle's `-`, "no grade"): never guarded."""
+
+
 def safe_cell(value):
-    if isinstance(value, str):
+    if isinstance(value, str) and not isinstance(value, Verbatim):
         value = value.replace("\x00", "")      # a NUL ends many CSV readers' line
         if value.startswith(_FORMULA_STARTS):
             return "'" + value
