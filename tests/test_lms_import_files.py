@@ -4,6 +4,7 @@ the course gradebook read back (csv, and xlsx with openpyxl), and the semester r
 import csv
 import io
 import re
+from dataclasses import replace
 
 import openpyxl
 
@@ -88,7 +89,14 @@ def test_gradescope_classroom_and_plain_files():
     files = import_files(sample_book(), COLUMNS).files
     assert rows(files["gradescope_scores.csv"])[0] == ["Name", "SID", "Email", "Title of bitwise-queens",
                                                        "Title of n-queens", "Title of no-three-in-line"]
-    classroom = rows(files["classroom_grades.csv"])
+    # Canvas logins are not GitHub logins: with a Canvas roster, Classroom's file is its header alone, said so.
+    canvas_roster = import_files(sample_book(), COLUMNS)
+    assert rows(canvas_roster.files["classroom_grades.csv"]) == [rows(files["classroom_grades.csv"])[0]]
+    assert any("classroom_grades.csv has no rows" in note for note in canvas_roster.notes)
+    book = sample_book()
+    for row in book.rows:
+        row.student = replace(row.student, lms="classroom")
+    classroom = rows(import_files(book, COLUMNS).files["classroom_grades.csv"])
     assert classroom[0][:5] == ["assignment_name", "assignment_url", "starter_code_url", "github_username",
                                 "roster_identifier"]
     assert classroom[1][3:6] == ["login0", "S1000", "bitwise-queens-login0"]

@@ -106,12 +106,28 @@ def test_hand_ins_match_by_key_alias_email_then_a_unique_name(tmp_path):
     with CourseRecords(tmp_path / "course.db") as records:
         records.import_roster(read_roster(write(tmp_path, CANVAS)), "x")
         students = records.students(include_off_roster=True)
-    found = match([Handin("canvas:1001", "smithalice"), Handin("moodle:9", "x"), Handin("bob", "bob"),
-                   Handin("folder", "Alice Smith")], students, {"moodle:9": "canvas:1002"})
-    assert {k: s.key for k, s in found.matched.items()} == {"canvas:1001": "canvas:1001", "moodle:9": "canvas:1002",
-                                                            "folder": "canvas:1001"}
+    found = match([Handin("moodle:9", "x"), Handin("bob", "bob"), Handin("folder", "Alice Smith")], students,
+                  {"moodle:9": "canvas:1002"})
+    assert {k: s.key for k, s in found.matched.items()} == {"moodle:9": "canvas:1002", "folder": "canvas:1001"}
     assert found.unmatched == ["bob"] and [n for n, _ in found.by_name] == ["Alice Smith"]
     assert any("match nobody" in note for note in found.notes())
+    assert any("by name alone" in note and "Alice Smith" in note for note in found.notes())
+
+
+def test_a_name_never_merges_a_hand_in_into_another_students_row(tmp_path):
+    # Alice's own hand-in came in under her Canvas id; a folder named after her (a classmate's, or a
+    # second Alice) must keep its own row, not replace or join hers.  Two name-only hand-ins for one
+    # student are the same: neither is surely hers.
+    with CourseRecords(tmp_path / "course.db") as records:
+        records.import_roster(read_roster(write(tmp_path, CANVAS)), "x")
+        students = records.students(include_off_roster=True)
+    found = match([Handin("canvas:1001", "smithalice"), Handin("folder", "Alice Smith")], students, {})
+    assert {k: s.key for k, s in found.matched.items()} == {"canvas:1001": "canvas:1001"}
+    assert [(n, s.key) for n, s in found.name_taken] == [("Alice Smith", "canvas:1001")] and not found.by_name
+    assert any("never merges" in note and "Alice Smith" in note for note in found.notes())
+
+    found = match([Handin("one", "Alice Smith"), Handin("two", "smith alice")], students, {})
+    assert found.matched == {} and len(found.name_taken) == 2 and not found.unmatched
 
 
 def test_an_extension_or_an_accommodation_moves_one_students_deadline(tmp_path):

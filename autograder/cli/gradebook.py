@@ -28,7 +28,7 @@ def gradebook_command(course_root, target, sources, points_row, as_json):
     if as_json:
         emit_json({"to": str(target), "written": done.written, "students": len(book.rows),
                    "test_students": [s.key for s in book.test_students], "graded": [a.id for a in book.graded()],
-                   "problems": done.problems,
+                   "problems": done.problems, "notes": done.notes,
                    "rows": [{"student": r.student.key, "name": r.student.name, "on_roster": r.student.on_roster,
                              "total": r.total, "possible": r.possible, "missing": r.missing, "late": r.late,
                              "scores": {a: m.score for a, m in r.marks.items()}} for r in book.rows]})
@@ -42,10 +42,8 @@ def gradebook_command(course_root, target, sources, points_row, as_json):
     missing = [f"{r.student.who}: {', '.join(r.missing)}" for r in book.rows if r.missing]
     if missing:
         say(f"missing: {'; '.join(missing)}", NORMAL)
-    off = [r.student.who for r in book.rows if not r.student.on_roster]
-    if off:
-        click.echo(f"warning: not on the roster (in course_grades.csv and plain_grades.csv, not in the LMS "
-                   f"files): {names(off)}", err=True)
+    for note in done.notes:
+        say(note, NORMAL)
     for problem in done.problems:
         click.echo(f"warning: {problem}", err=True)
 

@@ -23,6 +23,7 @@ class Matching:
     by_name: list = field(default_factory=list)       # (hand-in name, Student): matched on the name alone
     unmatched: list = field(default_factory=list)     # hand-ins (their names) that match no roster student
     ambiguous: list = field(default_factory=list)     # (hand-in name, [Student]) the name fits several
+    name_taken: list = field(default_factory=list)    # (hand-in name, Student) another hand-in is surely theirs
 
     def notes(self):
         notes = []
@@ -34,6 +35,10 @@ class Matching:
             notes.append("these hand-ins' names fit several roster students, so they keep their own rows: "
                          + "; ".join(f"{name} ({', '.join(s.who for s in found[:3])})" for name, found in
                                      self.ambiguous[:8]))
+        if self.name_taken:
+            notes.append("these hand-ins' names fit a roster student whose hand-in came in under their id, so "
+                         "they keep their own rows (a name never merges two hand-ins): "
+                         + "; ".join(f"{name} ({student.who})" for name, student in self.name_taken[:8]))
         if self.unmatched:
             notes.append(f"{len(self.unmatched)} hand-in(s) match nobody on the roster and keep their own rows "
                          f"(marked `not on the roster`): {', '.join(self.unmatched[:8])}"
@@ -50,6 +55,7 @@ def folded(name):
 def match(handins, students, aliases):
     """Match each hand-in (intake.collect.Handin) to a roster Student; returns a Matching."""
     result = Matching()
+    hows = {}  # hand-in key -> how it matched, and the hand-in's name
     index = {}
     for student in students:
         for kind, value in (("key", student.key), ("id", student.lms_id), ("id", student.sis_id),
@@ -81,9 +87,30 @@ def match(handins, students, aliases):
                                         else f"{handin.name} ({handin.student})")
             continue
         result.matched[handin.student] = found
+        hows[handin.student] = (how, handin.name)
         if how == "name":
             result.by_name.append((handin.name, found))
+    _no_merging_by_name(result, hows)
     return result
+
+
+def _no_merging_by_name(result, hows):
+    """A name alone never merges two hand-ins' rows.  When several hand-ins (different keys) reach one
+    roster student and any of them only by name, the name-matched ones give the student up and keep
+    their own rows: a hand-in matched by id or email is surely that student's, a name only perhaps
+    (two Alice Smiths, or a folder named after a classmate)."""
+    claims = {}
+    for key, student in result.matched.items():
+        claims.setdefault(student.key, []).append(key)
+    for keys in claims.values():
+        if len(keys) < 2:
+            continue
+        for key in keys:
+            how, name = hows[key]
+            if how == "name":
+                student = result.matched.pop(key)
+                result.by_name.remove((name, student))
+                result.name_taken.append((name, student))
 
 
 def _unique(students):
