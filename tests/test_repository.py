@@ -35,3 +35,16 @@ def test_no_tracked_file_holds_student_data():
                                                           "canvas_import.csv", "moodle_import.csv"))
                or path.startswith(("grades/", "release/"))]
     assert private == []
+
+
+def test_no_source_file_is_ignored_by_git():
+    """Every module, template and test on disk is one git would commit: `release/` (students' grades) once
+    matched autograder/release/ too, and three new modules of that stage never reached a commit."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    sources = [str(path.relative_to(ROOT)) for folder in ("autograder", "tests", "benchmarks", "nqueens")
+               for path in (ROOT / folder).rglob("*") if path.suffix in (".py", ".j2", ".toml", ".json")
+               and "__pycache__" not in path.parts]
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "--no-index", "--stdin"],
+                             input="\n".join(sources), capture_output=True, text=True).stdout.split()
+    assert ignored == []
