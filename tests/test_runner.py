@@ -257,3 +257,28 @@ def test_an_interrupt_that_may_have_landed_in_the_call_sent_ahead_runs_that_call
     outcome = run(cells, "nap()", "selfsig()", "order()", timeout=0.3)
     assert [c.status for c in outcome.calls] == ["timeout", "timeout", "ok"]
     assert outcome.calls[2].value == ["selfsig", "selfsig", "order"]
+
+
+def test_each_cell_and_the_first_call_are_sent_behind_the_one_before(monkeypatch):
+    """Pipelining: the next cell (and after the last cell, the first call) is written before the answer to the
+    one before it is read, so the worker starts it without waiting a round trip; results are unchanged."""
+    from autograder.engine import sandbox as engine
+    events = []
+    write, wait = engine.Worker._write, engine.Worker._await
+    monkeypatch.setattr(engine.Worker, "_write", lambda self, request: (events.append(request["op"]),
+                                                                          write(self, request))[1])
+    monkeypatch.setattr(engine.Worker, "_await", lambda self, *args: (events.append("answer"),
+                                                                       wait(self, *args))[1])
+    outcome = run(["x = 1", "x += 1", "def f():\n    return x"], "f()")
+    assert outcome.calls[0].value == 2 and outcome.cell_errors == []
+    assert events[:7] == ["cell", "cell", "answer", "cell", "answer", "call", "answer"]
+
+
+def test_a_cell_sent_ahead_of_one_that_is_stopped_runs_once_and_in_order():
+    """Behind a cell stopped at its limit (a loop: its own timer; a sleep: the grader's interrupt, which may land
+    in the cell already sent behind it), the next cell still runs exactly once, after it."""
+    for stuck in ("while True:\n    pass", "import time\ntime.sleep(100)"):
+        cells = ["log = []", f"log.append('a')\n{stuck}", "log.append('b')", "def f():\n    return log"]
+        outcome = run(cells, "f()", cell_timeout=0.3)
+        assert outcome.calls[0].value == ["a", "b"], stuck
+        assert outcome.cells_stopped == [1] and [i for i, _ in outcome.cell_errors] == [1]

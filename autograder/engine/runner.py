@@ -19,7 +19,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from .sandbox import CaseCrashed, WorkerDied, WorkerTimeout
+from .sandbox import CaseCrashed, WorkerDied, WorkerTimeout, call_request, cell_request
 
 
 @dataclass
@@ -78,7 +78,8 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
                 if files:
                     worker.put_files(files)
                 cell_errors = _run_cells(worker, cells, skipped, stopped, cell_timeout, budget_left, reserve, spent,
-                                         rerun=budget_left.forgive_cells)
+                                         rerun=budget_left.forgive_cells,
+                                         first_call=_first_call(calls, timeouts, len(outcomes), fork_runners, until))
                 if cell_errors is None:  # a cell hung or killed the worker: skip it next time
                     budget_left.close(worker)
                     worker, restarts = None, restarts + 1
@@ -135,21 +136,33 @@ def _charged(worker):
     return worker.charged - worker.forgiven
 
 
-def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, spent, rerun=False):
+def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, spent, rerun=False,
+               first_call=None):
     """Run the cells; their errors, or None if one hung or killed the worker (it is then in `skipped`).
 
     `stopped` gathers the cells stopped at their time limit.  `rerun`: not
     charged to the budget, and each cell gets the limit it had on the first run.
+    `first_call`: (the call that comes next, its limit), when the worker itself will answer it.
     """
     errors = []
     spent[1] = 0.0
-    for index, code in enumerate(cells):
-        if index in skipped:
-            continue
+    order = [index for index in range(len(cells)) if index not in skipped]
+    for position, index in enumerate(order):
         left = budget_left.budget - worker.charged if rerun else budget_left(worker)
         limit = max(0.01, min(timeout, left - reserve))
+        # The next cell is sent right behind this one (pipelining: it starts the moment this one ends,
+        # not a round trip later) when the budget gives it its full limit even if this one uses all of
+        # its own, so the limit sent ahead is the one it would have had anyway.
+        # Behind the last cell goes the first call, when the worker will answer it itself.
+        following = order[position + 1] if position + 1 < len(order) else None
+        if following is not None:
+            ahead = (cell_request(cells[following]), timeout) if left - limit - reserve >= timeout else None
+        else:
+            # (Not on a re-run, whose cells' budget is not the one the call's limit comes from.)
+            ahead = (call_request(first_call[0]), first_call[1]) \
+                if first_call is not None and not rerun and left - limit >= first_call[1] else None
         try:
-            reply = worker.run_cell(code, limit)
+            reply = worker.run_cell(cells[index], limit, ahead)
         except WorkerTimeout:
             skipped[index] = f"stopped after {limit:.3g} s (time limit); it would not stop, so it was skipped"
             stopped.add(index)
@@ -167,6 +180,14 @@ def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, s
     if rerun:
         worker.forgiven = worker.charged
     return errors
+
+
+def _first_call(calls, timeouts, index, fork_runners, until):
+    """(the call `index`, its limit) to send behind the last cell, or None: only a call the worker will
+    answer itself (no case runner), timed once, and not in the audit (which may stop before it)."""
+    if fork_runners or until is not None or index >= len(calls) or calls[index].get("repeat", 1) != 1:
+        return None
+    return calls[index], timeouts[index]
 
 
 def _next_call(calls, timeouts, index, budget_after):

@@ -343,13 +343,15 @@ class Worker:
         # grader's disk, where only RLIMIT_FSIZE (one file) would hold it: its whole size is watched.
         self._folder = None if sandbox.isolation == "namespaces" else sandbox.folder / "home" / f"slot-{slot}"
 
-    def run_cell(self, code, limit):
+    def run_cell(self, code, limit, ahead=None):
         """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.
 
+        `ahead`: (what runs next, as cell_request or call_request makes it, its limit), sent right
+        behind this one (see call).
         Raises WorkerTimeout when it would not stop, WorkerDied when it ended or misbehaved.
         """
-        reply, timed_out = self._worker_request({"op": "cell", "code": code}, limit,
-                                                "no answer within the time limit, even after an interrupt")
+        reply, timed_out = self._worker_request(cell_request(code), limit,
+                                                "no answer within the time limit, even after an interrupt", ahead)
         reply["timed_out"] = timed_out or reply["interrupted"]
         return reply
 
@@ -362,11 +364,11 @@ class Worker:
         reply, _ = self._worker_request(message, limit, "no answer while putting the hand-in's files in place")
         return reply
 
-    def _worker_request(self, message, limit, no_answer):
+    def _worker_request(self, message, limit, no_answer, ahead=None):
         """A request the worker itself answers with a cell's reply: (checked reply, whether it was stopped).
         Any failure ends the worker (WorkerDied, or WorkerTimeout with `no_answer`)."""
         try:
-            reply, timed_out = self._exchange(message, limit, self.pid, "cell")
+            reply, timed_out = self._exchange(message, limit, self.pid, "cell", ahead)
         except replies.BadReply as error:
             self.close()
             raise WorkerDied(str(error)) from None
@@ -395,8 +397,8 @@ class Worker:
         if runner != self.pid:
             ahead = None  # a runner that crashes would leave the next call for the worker to run: one at a time
         try:
-            reply, timed_out = self._exchange({"op": "call", **call}, limit, runner, "call",
-                                              ahead=None if ahead is None else ({"op": "call", **ahead[0]}, ahead[1]))
+            reply, timed_out = self._exchange(call_request(call), limit, runner, "call",
+                                              ahead=None if ahead is None else (call_request(ahead[0]), ahead[1]))
         except _RunnerEnded as ended:
             raise CaseCrashed(f"the Python process running it stopped: {_how_it_ended(ended.status)}") from None
         except replies.BadReply as error:
@@ -601,6 +603,14 @@ _STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the li
 _STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
 _POLL = 0.25             # how often a long call's CPU time is looked at, while far from its limit
 _CLOSE_POLL = 0.005      # and how often once it could be past it
+
+
+def cell_request(code):
+    return {"op": "cell", "code": code}
+
+
+def call_request(call):
+    return {"op": "call", **call}
 
 
 def _cpu_tolerance(limit):
