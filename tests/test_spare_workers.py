@@ -1,9 +1,12 @@
-"""The namespaces layer makes each slot's next worker while the grader is busy; nothing can reach it.
+"""Each slot's next worker is made while the grader is busy, only where nothing can reach it.
 
-A spare waits, fully shut in, for its pipes.  Only the namespaces layer makes
-spares: there the hand-in being graded cannot see or signal it (its own PID
-namespace).  The users and landlock layers must not: a spare would share the
-running hand-in's user id and be open to its signals.
+A spare waits, fully shut in, for its pipes.  In the namespaces layer the hand-in
+being graded cannot see or signal it (its own PID namespace); in the landlock
+layer, and the users layer with Landlock, Landlock ABI 6 keeps a hand-in's signals
+and traces inside its own domain, and its writes inside its own folder (the
+spare's is the slot's other one).  Without that (the users layer without
+Landlock, an older kernel) there is no spare: it would share the running
+hand-in's user id and be open to its signals.
 """
 
 import json
@@ -64,10 +67,11 @@ with Sandbox(isolation=sys.argv[2]) as sandbox:
 """
 
 
-def run(layer, drop_cap_sys_admin=False):
+def run(layer, drop_cap_sys_admin=False, landlock=True):
     prefix = ["setpriv", "--bounding-set", "-sys_admin", "--"] if drop_cap_sys_admin else []
+    env = {**os.environ, "AUTOGRADER_LANDLOCK": "1" if landlock else "0"}
     done = subprocess.run([*prefix, sys.executable, "-c", SCRIPT, str(ROOT), layer],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -84,10 +88,22 @@ def test_a_spare_outlives_a_hand_in_that_kills_all_it_can_and_serves_the_next(dr
 
 
 @pytest.mark.conditions
+@pytest.mark.parametrize("layer", ["landlock", "users"])
+def test_where_landlock_scopes_signals_a_spare_outlives_a_hand_in_that_kills_all_it_can(layer):
+    from autograder.engine import isolation
+    if os.geteuid() != 0 or isolation.landlock_abi() < 6:
+        pytest.skip("needs root (a slot user id per slot) and Landlock ABI 6 (Linux 6.12: scoped signals)")
+    result = run(layer)
+    assert result["layer"] == layer
+    assert result["second_born_before_the_attack"] and result["second_works"]
+    assert result["first"] in result["same_user"] and len(result["same_user"]) == 2   # the hand-in and its spare
+
+
+@pytest.mark.conditions
 def test_no_worker_exists_before_its_hand_in_where_a_hand_in_could_signal_it():
     if os.geteuid() != 0:
         pytest.skip("the users layer needs root")
-    result = run("users")
+    result = run("users", landlock=False)  # as on a kernel without Landlock
     assert result["layer"] == "users"
     # Under the slot's user id, while the first hand-in ran: that hand-in alone.
     assert result["same_user"] == [result["first"]]

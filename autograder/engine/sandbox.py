@@ -209,9 +209,11 @@ class Sandbox:
                 except OSError as error:
                     raise SandboxError(f"slot {slot}'s zygote stopped answering ({error})") from None
                 reply = self._receive(link.socket)
-            pid = reply.get("pid")
+            pid, home = reply.get("pid"), reply.get("home")
             if type(pid) is not int:
                 raise SandboxError(f"slot {slot}'s zygote could not start a worker ({reply.get('error')})")
+            if home not in (None, f"slot-{slot}-0", f"slot-{slot}-1"):
+                raise SandboxError(f"slot {slot}'s zygote named a folder that is not the slot's ({home!r:.60})")
             with self._lock:
                 self._live[pid] = slot
         except BaseException:
@@ -221,7 +223,7 @@ class Sandbox:
         finally:
             os.close(request_read)
             os.close(reply_write)
-        return Worker(self, pid, slot, request_write, reply_read)
+        return Worker(self, pid, slot, request_write, reply_read, home)
 
     def _drop_link(self, slot):
         """Forget a slot's zygote; the next worker of the slot comes from a new one."""
@@ -255,7 +257,17 @@ class Sandbox:
             # In the namespaces layer the kernel ended every process of the hand-in
             # with its worker (PID 1 of their namespace): there is nothing to sweep.
             if self.isolation != "namespaces":
-                self._ask(link.socket, {"op": "sweep", "slot": worker.slot, "keep": keep, "dead": worker.pid})
+                sweep = {"op": "sweep", "slot": worker.slot, "keep": keep, "dead": worker.pid}
+                if want_status:
+                    self._ask(link.socket, sweep)
+                else:
+                    # Unanswered: the grader goes on (scores, the gradebook) while the slot's zygote waits
+                    # for the worker to die and sweeps (1-3 ms).  The zygote serves its requests in order,
+                    # so the slot's next worker still comes only after the sweep.
+                    try:
+                        link.socket.send(json.dumps({**sweep, "answer": False}).encode())
+                    except OSError:
+                        pass  # the zygote is gone, and its workers with it; the next worker() makes a new one
             if want_status:
                 return self._ask(link.socket, {"op": "exit-status", "pid": worker.pid})["status"]
             return None
@@ -315,7 +327,7 @@ class Worker:
     cannot make honest code time out.
     """
 
-    def __init__(self, sandbox, pid, slot, requests_fd, replies_fd):
+    def __init__(self, sandbox, pid, slot, requests_fd, replies_fd, home=None):
         self.sandbox, self.pid, self.slot = sandbox, pid, slot
         self._requests = requests_fd
         self._lines = replies.Lines(replies_fd, sandbox.limits.max_reply_bytes)
@@ -341,7 +353,8 @@ class Worker:
         self._last_cpu = None  # CPU seconds the last request used, as the kernel counted them
         # Outside the namespaces layer (whose tmpfs has its own size), the worker's folder lies on the
         # grader's disk, where only RLIMIT_FSIZE (one file) would hold it: its whole size is watched.
-        self._folder = None if sandbox.isolation == "namespaces" else sandbox.folder / "home" / f"slot-{slot}"
+        # (`home`: which of its slot's two folders it has; see zygote._make_spare.)
+        self._folder = None if sandbox.isolation == "namespaces" or home is None else sandbox.folder / "home" / home
 
     def run_cell(self, code, limit, ahead=None):
         """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.

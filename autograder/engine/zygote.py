@@ -40,7 +40,9 @@ _exits = {}
 _groups = None  # cgroups.SlotGroups: each slot's CPU share, where cgroups can be made
 _master = None  # the first zygote's pid: slot user ids are named after it (isolation.slot_uid)
 _slot_zygotes = {}  # in the first zygote: slot -> the pid of that slot's zygote
-_spare = None  # in a slot's zygote (namespaces layer): (pid, socket, limits) of its next worker
+_spare = None  # in a slot's zygote: (pid, socket, limits, home folder) of its next worker (see _make_spare)
+_homes = {}  # in a slot's zygote: worker pid -> its own folder (None in the namespaces layer: a tmpfs)
+_made = 0  # in a slot's zygote: workers made so far; consecutive ones get the slot's two folders in turn
 _SLOT_SHUTDOWN = 10.0  # seconds the slots' zygotes get to kill and sweep their workers
 _guards = {}  # namespaces worker pid -> the guard process that waits for it
 _worker_of_guard = {}  # and back
@@ -74,7 +76,7 @@ def main():
     os.chmod(homes, 0o711)
     global _groups, _own_pid_namespace, _master
     _master = os.getpid()
-    probe_dir = _private_dir(homes, MAX_PROBE_SLOT, "users" if os.geteuid() == 0 else "landlock")
+    probe_dir = _private_dir(homes, MAX_PROBE_SLOT, "users" if os.geteuid() == 0 else "landlock", "probe")
     level, refused, lacking = isolation.probe(mountpoint, probe_dir, sys.argv[3])
     # Workers orphaned by a slot's zygote that failed come to us, to be reaped.
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -150,10 +152,16 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
             except OSError as error:  # no fork to spare (memory, a process limit): this hand-in's problem
                 _send(link, {"pid": None, "error": str(error)[:300]})
                 continue
-            _send(link, {"pid": pid})
-            _make_spare(link, shell, request, level, mountpoint)
+            home = _homes.get(pid)
+            _send(link, {"pid": pid, "home": os.path.basename(home) if home else None})
+            _make_spare(link, shell, request, level, mountpoint, homes)
         elif request["op"] == "sweep":
-            _send(link, {"killed": _sweep(level, request["slot"], set(request["keep"]), request.get("dead"))})
+            # The spare is no leftover: it was made, and shut in, by us (see _make_spare).
+            keep = set(request["keep"]) | ({_spare[0]} if _spare is not None else set())
+            killed = _sweep(level, request["slot"], keep, request.get("dead"))
+            _homes.pop(request.get("dead"), None)
+            if request.get("answer", True):
+                _send(link, {"killed": killed})
         elif request["op"] == "exit-status":
             _send(link, {"status": _exit_status(request["pid"])})
         else:
@@ -226,7 +234,7 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
     global _spare
     spare, _spare = _spare, None
     if spare is not None:
-        pid, channel, limits = spare
+        pid, channel, limits, home = spare
         handed = False
         try:
             if limits == request["limits"]:
@@ -239,6 +247,7 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
         if handed:
             for fd in fds:
                 os.close(fd)
+            _homes[pid] = home
             return pid
         _kill_quietly(pid)
     try:
@@ -248,30 +257,46 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
             os.close(fd)
 
 
-def _make_spare(control, shell, request, level, mountpoint):
-    """Namespaces layer: fork and shut in the slot's next worker now, while the grader is busy.
+def _make_spare(control, shell, request, level, mountpoint, homes):
+    """Fork and shut in the slot's next worker now, while the grader is busy, where nothing the running
+    hand-in does can reach it (spares_are_safe).
 
     It waits, fully isolated, for its pipes (_spawn), so the next hand-in does not
     wait for a fork and a sandbox to be built: 3 ms as root, 12 ms through a user
-    namespace.  Only here is that safe: until it is used the spare shares its slot's
-    user id with the hand-in being graded, which cannot reach it from its own PID,
-    mount, network and IPC namespaces.  Elsewhere (users, landlock, none) a hand-in
-    could signal or trace a process of its own user id, so no worker exists before
-    its hand-in.
+    namespace, 3-4 ms in the other layers.  It has a folder of its own, the one
+    the hand-in before the running one had.
     """
     global _spare
-    if level != "namespaces":
+    if not spares_are_safe(level):
         return
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
-        pid = _fork_worker(control, shell, request["slot"], request["limits"], theirs, level, mountpoint, None,
+        pid = _fork_worker(control, shell, request["slot"], request["limits"], theirs, level, mountpoint, homes,
                            drop=ours)
     except OSError:
         ours.close()
         return
     finally:
         theirs.close()
-    _spare = (pid, ours, request["limits"])
+    _spare = (pid, ours, request["limits"], _homes.pop(pid, None))
+
+
+def spares_are_safe(level):
+    """Whether a worker may exist before its hand-in, beside the one running.
+
+    A spare shares its slot's user id with the hand-in being graded, so only where
+    that hand-in cannot signal, trace or write to it:
+      namespaces  its own PID, mount, network and IPC namespaces;
+      landlock, users (with Landlock)  Landlock ABI 6 (Linux 6.12): a domain signals only
+                  itself and what it started, traces nothing outside it, and writes only its
+                  own folder, while the spare's is another;
+      none        promises nothing, so a spare gives nothing away.
+    Elsewhere (users without Landlock, older kernels) no worker exists before its hand-in.
+    """
+    if level in ("namespaces", "none"):
+        return True
+    landlock = level == "landlock" or os.environ.get("AUTOGRADER_LANDLOCK") != "0"
+    return level in ("landlock", "users") and landlock and isolation.landlock_abi() >= 6
 
 
 def _pipes(pipes):
@@ -297,10 +322,13 @@ def _fork_worker(control, shell, slot, limits, pipes, level, mountpoint, homes, 
 
     `drop`: a socket the child must not keep (the zygote's end of a spare's).
     """
+    global _made
     _slots_used.add(slot)
     zygote = os.getpid()
     uid = isolation.slot_uid(_master, slot)
-    private = None if level == "namespaces" else _private_dir(homes, slot, level)
+    _made += 1
+    # Two folders a slot uses in turn: a spare is made while the hand-in before it still runs in the other.
+    private = None if level == "namespaces" else _private_dir(homes, slot, level, f"slot-{slot}-{_made % 2}")
     if level == "namespaces" and _own_pid_namespace is not None:
         return _spawn_as_root(control, shell, limits, pipes, uid, mountpoint, drop)
     report_read, report_write = os.pipe()
@@ -336,6 +364,8 @@ def _fork_worker(control, shell, slot, limits, pipes, level, mountpoint, homes, 
         worker_pid = int(answer)
     except ValueError:
         return pid  # it failed before it could serve: the grader sees it die at once
+    if private is not None:
+        _homes[worker_pid] = private
     if worker_pid != pid:
         _guards[worker_pid] = pid
         _worker_of_guard[pid] = worker_pid
@@ -443,9 +473,9 @@ def _die_with_parent(parent_alive):
         os._exit(70)
 
 
-def _private_dir(homes, slot, level):
-    """A fresh folder for a slot's hand-in, owned by the user that runs it."""
-    path = os.path.join(homes, f"slot-{slot}")
+def _private_dir(homes, slot, level, name):
+    """A fresh folder `name` for a slot's hand-in, owned by the user that runs it."""
+    path = os.path.join(homes, name)
     shutil.rmtree(path, ignore_errors=True)
     os.mkdir(path, 0o700)
     if level in ("users", "landlock") and os.geteuid() == 0:  # root gives these a slot user id
