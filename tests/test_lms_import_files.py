@@ -71,7 +71,7 @@ def test_a_canvas_column_canvas_would_ignore_or_create_is_reported():
     assert any("would ignore the column 'Final Score project (501)'" in p for p in files.problems)
     files = import_files(sample_book(), {})
     assert canvas_would_import(rows(files.files["canvas_import.csv"]))["1000"]["NEW: Title of n-queens"] == 3.5
-    assert any("create a new assignment" in p for p in files.problems)
+    assert any("creates a new assignment" in p for p in files.problems)
 
 
 def test_moodle_gets_emails_id_numbers_grades_and_feedback():
@@ -140,3 +140,26 @@ def test_the_semester_report_lists_who_needs_a_look_and_why():
     page = semester_report(book)
     assert page.count("data:image/png;base64,") == 1 and "<script>alert(1)" not in page
     assert "Not on the roster" in page and "stray" in page and "Test Student" not in page
+
+
+def test_a_canvas_column_two_assignments_would_share_goes_to_neither():
+    from types import SimpleNamespace
+    from autograder.release.course_gradebook import canvas_columns
+    course = SimpleNamespace(lms_column=lambda assignment_id: "N-Queens (501)" if assignment_id in (
+        "n-queens", "no-three-in-line") else None)
+    columns, problems = canvas_columns(course, sample_book(), ["N-Queens (501)", "Bitwise Queens (502)"])
+    assert columns == {"bitwise-queens": "Bitwise Queens (502)"}
+    assert problems == ["the Canvas column 'N-Queens (501)' fits n-queens and no-three-in-line: set each one's "
+                        "lms_column in course.toml"]
+
+
+def test_a_name_with_control_characters_or_too_long_for_a_cell_still_gives_a_workbook():
+    """openpyxl refuses text XML cannot hold (a student's LMS name with \\x01 once ended `gradebook`), and
+    Excel empties a cell over 32,767 characters: both are cut to what a cell can hold."""
+    from dataclasses import replace
+    book = sample_book()
+    book.rows[0].student = replace(book.rows[0].student, name="Ann\x01 Lee", section="x" * 40000)
+    sheet = openpyxl.load_workbook(io.BytesIO(course_grade_files(book)["course_grades.xlsx"]))["Grades"]
+    header = [c.value for c in sheet[1]]
+    assert sheet.cell(2, header.index("name") + 1).value == "Ann Lee"
+    assert len(sheet.cell(2, header.index("section") + 1).value) == 32767

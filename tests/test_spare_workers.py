@@ -11,6 +11,7 @@ hand-in's user id and be open to its signals.
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,12 @@ try:
     os.kill(-1, signal.SIGKILL)
 except OSError:
     pass
+for folder in ("../slot-0-0", "../slot-0-1"):  # the slot's other folder: the spare's (not in namespaces)
+    try:
+        with open(os.path.join(folder, "planted.py"), "w") as handle:
+            handle.write("PLANTED = True")
+    except OSError:
+        pass
 '''
 
 with Sandbox(isolation=sys.argv[2]) as sandbox:
@@ -61,15 +68,21 @@ with Sandbox(isolation=sys.argv[2]) as sandbox:
     first.close()
     second = sandbox.worker(0)
     reply = second.run_cell("x = 6 * 7", 5)
+    planted = not second.run_cell("import os\nassert not os.path.exists('planted.py')", 5)["ok"]
     print(json.dumps({"layer": sandbox.isolation, "first": first.pid, "second_born_before_the_attack":
-                      born(second.pid) < mark, "second_works": reply["ok"], "same_user": same_user}))
+                      born(second.pid) < mark, "second_works": reply["ok"], "same_user": same_user,
+                      "planted": planted}))
     second.close()
 """
 
 
-def run(layer, drop_cap_sys_admin=False, landlock=True):
+def run(layer, drop_cap_sys_admin=False, landlock=True, user=None):
     prefix = ["setpriv", "--bounding-set", "-sys_admin", "--"] if drop_cap_sys_admin else []
     env = {**os.environ, "AUTOGRADER_LANDLOCK": "1" if landlock else "0"}
+    if user is not None:  # an ordinary user: every worker has the grader's own user id
+        account = pwd.getpwnam(user)
+        prefix = ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}", "--init-groups", "--"]
+        env["HOME"] = account.pw_dir
     done = subprocess.run([*prefix, sys.executable, "-c", SCRIPT, str(ROOT), layer],
                           capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -95,8 +108,20 @@ def test_where_landlock_scopes_signals_a_spare_outlives_a_hand_in_that_kills_all
         pytest.skip("needs root (a slot user id per slot) and Landlock ABI 6 (Linux 6.12: scoped signals)")
     result = run(layer)
     assert result["layer"] == layer
-    assert result["second_born_before_the_attack"] and result["second_works"]
+    assert result["second_born_before_the_attack"] and result["second_works"] and not result["planted"]
     assert result["first"] in result["same_user"] and len(result["same_user"]) == 2   # the hand-in and its spare
+
+
+@pytest.mark.conditions
+def test_as_an_ordinary_user_a_landlock_spare_outlives_a_hand_in_that_kills_all_it_can():
+    """As an instructor grades on their own machine: one user id for the grader, the hand-in and the spare."""
+    from autograder.engine import isolation
+    user = os.environ.get("AUTOGRADER_TEST_USER")
+    if os.geteuid() != 0 or not user or isolation.landlock_abi() < 6:
+        pytest.skip("needs root to become AUTOGRADER_TEST_USER, and Landlock ABI 6 (Linux 6.12: scoped signals)")
+    result = run("landlock", user=user)
+    assert result["layer"] == "landlock"
+    assert result["second_born_before_the_attack"] and result["second_works"] and not result["planted"]
 
 
 @pytest.mark.conditions

@@ -6,6 +6,7 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.course import load_course
+from ..core.listing import names  # noqa: F401 - the verbs import it from here with the other shared options
 from ..gradebook.read import choose_assignment
 
 ASSIGNMENT = click.option("--assignment", "assignment_id", default=None,
@@ -19,7 +20,3 @@ def graded_assignment(course_root, assignment_id, out_dir):
     course = load_course(course_root)
     return course, load_assignment(course, choose_assignment(out_dir, assignment_id))
 
-
-def names(students, limit=12):
-    """A list of students for one line: the first few, then how many more."""
-    return ", ".join(students[:limit]) + (f" and {len(students) - limit} more" if len(students) > limit else "")

@@ -8,13 +8,13 @@ Writing again changes only the files whose bytes change.
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..feedback.semester import semester_report
 from ..feedback.write import write_if_changed
 from ..gradebook.course_book import read_course_book
-from ..roster.match import folded
 from ..roster.store import CourseRecords
 from .course_grades import course_grade_files
-from .course_imports import CANVAS_ASSIGNMENT, import_files
+from .course_imports import import_files
 
 
 @dataclass
@@ -26,28 +26,19 @@ class CourseGradebook:
 
 
 def canvas_columns(course, book, seen):
-    """{assignment id: Canvas column}: course.toml's lms_column, else the column of the roster's Canvas export
-    whose title is the assignment's id or title (letters and digits compared: `Bitwise Queens (502)` is
-    bitwise-queens).  Returns the columns and what could not be matched."""
-    columns, problems = {}, []
-    by_title = {}
-    for header in seen:
-        match = CANVAS_ASSIGNMENT.fullmatch(header)
-        if match:
-            by_title.setdefault(folded(match.group(1)), []).append(header)
-    for assignment in book.assignments:
-        chosen = course.lms_column(assignment.id)
-        if chosen is None:
-            found = list(dict.fromkeys(by_title.get(folded(assignment.id), []) + by_title.get(
-                folded(assignment.title), [])))
-            if len(found) == 1:
-                chosen = found[0]
-            elif len(found) > 1:
-                problems.append(f"{assignment.id}: several Canvas columns fit ({', '.join(found)}); set "
-                                "lms_column in course.toml")
-        if chosen is not None:
-            columns[assignment.id] = chosen
-    return columns, problems
+    """({assignment id: Canvas column}, problems): course.toml's lms_column, else the column of the roster's
+    Canvas export that names the assignment (core.lms_columns.best_column, as `autograder init` picks it).
+    A column two assignments would share is given to neither: one would overwrite the other in Canvas."""
+    seen = [header for header in seen if ASSIGNMENT_COLUMN.match(header)]
+    chosen = {a.id: course.lms_column(a.id) or best_column(a.id, a.title, seen) for a in book.assignments}
+    by_column = {}
+    for assignment_id, column in chosen.items():
+        if column is not None:
+            by_column.setdefault(column, []).append(assignment_id)
+    shared = {column: ids for column, ids in by_column.items() if len(ids) > 1}
+    problems = [f"the Canvas column {column!r} fits {' and '.join(ids)}: set each one's lms_column in course.toml"
+                for column, ids in shared.items()]
+    return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems
 
 
 def write_course_gradebook(course, target, gradebooks=None, points_possible=True):
@@ -61,8 +52,7 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
         if records is not None:
             records.close()
     done = CourseGradebook(book)
-    columns, problems = canvas_columns(course, book, seen)
-    done.problems += problems
+    columns, done.problems = canvas_columns(course, book, seen)
     imports = import_files(book, columns, points_possible)
     done.problems += imports.problems
     done.notes += imports.notes

@@ -17,6 +17,7 @@ import zipfile
 from datetime import datetime
 
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.writer.excel import ExcelWriter
@@ -86,8 +87,13 @@ def history_csv(book):
     return csv_text(HISTORY_COLUMNS, _history(book))
 
 
+EXCEL_CELL_CHARS = 32767  # the most text a cell holds; Excel "repairs" (empties) a longer one
+
+
 def _put(sheet, row, column, value):
     """A value into a cell, text as text: a name like `=HYPERLINK(...)` must never become a formula."""
+    if isinstance(value, str):
+        value = ILLEGAL_CHARACTERS_RE.sub("", value)[:EXCEL_CELL_CHARS]   # what XML cannot hold, openpyxl refuses
     cell = sheet.cell(row, column, value)
     if isinstance(value, str):
         cell.data_type = "s"

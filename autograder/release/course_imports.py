@@ -31,13 +31,16 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.csv_cells import Verbatim, csv_text
+from ..core.listing import names
+from ..core.lms_columns import ASSIGNMENT_COLUMN
+from .lms import CANVAS_COLUMNS
 
-CANVAS_INFO = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "    Points Possible"       # Canvas's own spelling, leading spaces included
-# Canvas's importer skips a column whose header holds any of these (its gradebook's computed totals).
-CANVAS_IGNORED = re.compile(r"Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade|"
-                            r"Override Score|Override Grade|Override Status|Unposted")
-CANVAS_ASSIGNMENT = re.compile(r"(.*)\s\((\d+)\)")
+# Canvas's importer drops every column whose header holds one of these, its gradebook's totals (canvas-lms
+# lib/gradebook_importer.rb, NON_ASSIGNMENT_COLUMN_HEADERS, matched anywhere: "Unposted Final Score" too).
+CANVAS_IGNORED = re.compile("|".join(("Current Score", "Current Points", "Current Grade", "Final Score",
+                                      "Final Points", "Final Grade", "Override Score", "Override Grade",
+                                      "Override Status")))
 MOODLE_NO_GRADE = Verbatim("-")
 CLASSROOM_COLUMNS = ("assignment_name", "assignment_url", "starter_code_url", "github_username",
                      "roster_identifier", "student_repository_name", "student_repository_url",
@@ -62,7 +65,7 @@ def import_files(book, lms_columns, points_possible=True):
         result.problems.append("no student is on a roster, so the LMS files have no rows (only plain_grades.csv "
                                "has them): import the class list first, `autograder roster import FILE`")
     elif off:
-        result.problems.append(f"not on the roster, so in plain_grades.csv only: {_names(off)}")
+        result.problems.append(f"not on the roster, so in plain_grades.csv only: {names(off)}")
     if not graded:
         result.problems.append("no assignment has been graded yet: the LMS files have no grade column")
     for name, write in (("canvas_import.csv", _canvas), ("moodle_import.csv", _moodle),
@@ -70,10 +73,6 @@ def import_files(book, lms_columns, points_possible=True):
         result.files[name] = write(book, graded, roster, lms_columns, points_possible, result)
     result.files["plain_grades.csv"] = _plain(book)
     return result
-
-
-def _names(whos):
-    return ", ".join(whos[:10]) + (f" and {len(whos) - 10} more" if len(whos) > 10 else "")
 
 
 def _score(row, assignment, blank=""):
@@ -90,7 +89,7 @@ def _matchable(rows, has_id, file_name, what, result):
     if left and not kept:     # a roster from another LMS: a note, not a warning naming the whole class
         result.notes.append(f"{file_name} has no rows: no roster student has {what}")
     elif left:
-        result.problems.append(f"{file_name}: left out, as they have no {what.split(' ', 1)[1]}: {_names(left)}")
+        result.problems.append(f"{file_name}: left out, as they have no {what.split(' ', 1)[1]}: {names(left)}")
     return kept
 
 
@@ -102,17 +101,19 @@ def _canvas_header(assignment, lms_columns, result):
     elif CANVAS_IGNORED.search(column):
         result.problems.append(f"canvas_import.csv: Canvas would ignore the column {column!r} (its title looks "
                                f"like one of Canvas's totals); set lms_column for {assignment.id} in course.toml")
-    elif not CANVAS_ASSIGNMENT.fullmatch(column):
+    elif not ASSIGNMENT_COLUMN.match(column):
+        # Canvas then looks for an assignment with exactly this title, and creates one if there is none.
         result.problems.append(f"canvas_import.csv: the column {column!r} ({assignment.id}) names no Canvas "
-                               "assignment id, so Canvas would create a new assignment: import a Canvas gradebook "
-                               "export (`autograder roster import`) or set lms_column in course.toml")
+                               "assignment id, so Canvas matches it by its exact title or creates a new assignment: "
+                               "import a Canvas gradebook export (`autograder roster import`) or set lms_column "
+                               "in course.toml")
     return column
 
 
 def _canvas(book, graded, roster, lms_columns, points_possible, result):
     students = _matchable(roster, lambda s: s.lms_id and s.lms in ("canvas", ""), "canvas_import.csv",
                           "a Canvas user id", result)
-    header = [*CANVAS_INFO] + [_canvas_header(a, lms_columns, result if students else None) for a in graded]
+    header = [*CANVAS_COLUMNS] + [_canvas_header(a, lms_columns, result if students else None) for a in graded]
     rows = []
     if points_possible:
         rows.append([Verbatim(POINTS_POSSIBLE), "", "", "", ""] + [f"{a.max_score:g}" for a in graded])

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.errors import AutograderError
+from ..core.lms_columns import ASSIGNMENT_COLUMN
 from ..intake import files
 from ..intake.identity import bare
 
@@ -34,7 +35,6 @@ MAX_ROWS = 100_000
 TEST_STUDENT_NAMES = {"test student", "student, test"}
 _CANVAS_INFO = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Integration ID",
                 "Root Account", "Section")
-_CANVAS_ASSIGNMENT = re.compile(r"^(?P<name>.*\S)\s+\((?P<id>\d+)\)$")
 _MOODLE_PARTICIPANT = re.compile(r"(\d+)\s*$")
 
 
@@ -120,7 +120,7 @@ def _is_canvas(header):
 
 def _read_canvas(path, header, body):
     result = RosterFile("canvas", "Canvas gradebook export", [],
-                        lms_columns=list(dict.fromkeys(h for h in header if _CANVAS_ASSIGNMENT.match(h))))
+                        lms_columns=list(dict.fromkeys(h for h in header if ASSIGNMENT_COLUMN.match(h))))
     for number, row in enumerate(body, 2):
         cells = _cells(header, row)
         first = row[0] if row else ""
