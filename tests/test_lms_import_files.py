@@ -80,6 +80,9 @@ def test_moodle_gets_emails_id_numbers_grades_and_feedback():
                             "Title of bitwise-queens feedback"]
     by_email = {row[0]: row for row in table[1:]}
     assert by_email["s3@uni.example"][2:4] == ["0", "missing: nothing handed in by the deadline"]
+    # Canvas's SIS id is not Moodle's ID number, and Moodle stops the whole import at an unknown one.
+    assert by_email["s3@uni.example"][1] == "" and "S1003" not in import_files(sample_book(), COLUMNS).files[
+        "moodle_import.csv"]
     assert by_email["s3@uni.example"][6] == "-"                            # not-yet: no grade
     assert "adjusted: +1 point(s): case 3's wording" in by_email["s1@uni.example"][5]
     assert "late, 1 point(s) off" in by_email["s0@uni.example"][5]

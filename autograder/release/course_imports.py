@@ -12,7 +12,8 @@ assignment at once, written as that LMS documents its import:
                          "Final Grade" and the like is ignored: both are reported.
   moodle_import.csv      Moodle, Grades → Import → CSV file: `Email address` and `ID number` to map each
                          row to its user, then per assignment a grade column and a `<title> feedback`
-                         column, mapped by hand in Moodle's import form.  `-` is Moodle's own "no grade".
+                         column, mapped by hand in Moodle's import form.  `-` is Moodle's own "no grade"
+                         (load_data.php reads '' and '-' alike as none).
   gradescope_scores.csv  Gradescope, an assignment's "Upload scores" / roster matching: `Name,SID,Email`
                          then one score column per assignment.
   classroom_grades.csv   GitHub Classroom has no import: the columns `gh classroom assignment-grades`
@@ -145,9 +146,12 @@ def _moodle(book, graded, roster, lms_columns, points_possible, result):
     for assignment in graded:
         header += [assignment.title, f"{assignment.title} feedback"]
     rows = []
-    for row in _matchable(roster, lambda s: s.email or s.sis_id, "moodle_import.csv",
-                          "an email address or ID number", result):
-        line = [row.student.email, row.student.sis_id]
+    # Moodle ends the whole import at the first user it cannot find (grade/import/csv load_data.php,
+    # check_user_exists), so an ID number is written only when it is Moodle's own: an SIS id from
+    # another LMS's roster may not be.  A row whose mapped field is blank, Moodle skips.
+    for row in _matchable(roster, lambda s: s.email or (s.lms == "moodle" and s.sis_id), "moodle_import.csv",
+                          "an email address or a Moodle ID number", result):
+        line = [row.student.email, row.student.sis_id if row.student.lms == "moodle" else ""]
         for assignment in graded:
             mark = row.marks.get(assignment.id)
             line += [_score(row, assignment, MOODLE_NO_GRADE), _feedback(mark)]
