@@ -282,3 +282,32 @@ def test_a_cell_sent_ahead_of_one_that_is_stopped_runs_once_and_in_order():
         outcome = run(cells, "f()", cell_timeout=0.3)
         assert outcome.calls[0].value == ["a", "b"], stuck
         assert outcome.cells_stopped == [1] and [i for i, _ in outcome.cell_errors] == [1]
+
+
+ORPHAN = ("import os, time\n"
+          "def orphan_parent():\n"
+          "    read, write = os.pipe()\n"
+          "    if os.fork() == 0:\n"
+          "        os.setsid()\n"
+          "        if os.fork() == 0:\n"
+          "            time.sleep(0.2)  # its parent is gone by now: whose child is it?\n"
+          "            os.write(write, str(os.getppid()).encode())\n"
+          "            os._exit(0)\n"
+          "        os._exit(0)\n"
+          "    return int(os.read(read, 32)), os.getpid()")
+
+
+def test_a_hand_ins_orphans_stay_its_workers_so_a_late_sweep_never_takes_them():
+    """Outside the namespaces layer the zygote hands the slot's next worker over before it sweeps what the last
+    hand-in left (which means waiting for that worker to die): what the sweep takes is the zygote's children.  A
+    running hand-in's orphans must therefore never become the zygote's: its worker is their subreaper."""
+    for layer in ("none", "landlock"):
+        try:
+            sandbox = Sandbox(isolation=layer)
+        except Exception as error:  # noqa: BLE001 - no Landlock on this kernel
+            assert layer == "landlock", error
+            continue
+        with sandbox:
+            outcome = run([ORPHAN], "orphan_parent()", sandbox=sandbox)
+            parent, worker = outcome.calls[0].value
+            assert parent == worker, layer

@@ -261,9 +261,9 @@ class Sandbox:
                 if want_status:
                     self._ask(link.socket, sweep)
                 else:
-                    # Unanswered: the grader goes on (scores, the gradebook) while the slot's zygote waits
-                    # for the worker to die and sweeps (1-3 ms).  The zygote serves its requests in order,
-                    # so the slot's next worker still comes only after the sweep.
+                    # Unanswered: the grader goes on (scores, the gradebook) while the slot's zygote sweeps.
+                    # Where that means waiting for the worker to die (1-3 ms), the zygote hands the slot's
+                    # next worker over first, and sweeps before it makes another (zygote._sweep_when_dead).
                     try:
                         link.socket.send(json.dumps({**sweep, "answer": False}).encode())
                     except OSError:

@@ -142,6 +142,7 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
         _alive_read, alive_write = os.pipe()
         _keep.append(alive_write)
     while True:
+        _sweep_when_dead(link, level)
         message, fds, _, _ = socket.recv_fds(link, 1 << 16, 2)
         if not message:
             _shut_down(level)
@@ -153,19 +154,80 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
                 _send(link, {"pid": None, "error": str(error)[:300]})
                 continue
             home = _homes.get(pid)
+            _handed.add(pid)
             _send(link, {"pid": pid, "home": os.path.basename(home) if home else None})
+            # The next spare gets the folder a swept hand-in had: what is left of that hand-in goes first.
+            _sweep_pending(level)
             _make_spare(link, shell, request, level, mountpoint, homes)
         elif request["op"] == "sweep":
-            # The spare is no leftover: it was made, and shut in, by us (see _make_spare).
-            keep = set(request["keep"]) | ({_spare[0]} if _spare is not None else set())
-            killed = _sweep(level, request["slot"], keep, request.get("dead"))
-            _homes.pop(request.get("dead"), None)
+            dead = request.get("dead")
+            _handed.discard(dead)
+            if not request.get("answer", True) and _sweep_waits(level) and dead is not None:
+                # Finding what is left of the hand-in means waiting for its worker to die (a few ms,
+                # see _sweep): that waits until the next worker has been handed over, or the zygote is idle.
+                _pending[dead] = (request["slot"], set(request["keep"]), _pidfd(dead))
+                continue
+            killed = _sweep(level, request["slot"], _kept(request["keep"]), dead)
+            _homes.pop(dead, None)
             if request.get("answer", True):
                 _send(link, {"killed": killed})
         elif request["op"] == "exit-status":
             _send(link, {"status": _exit_status(request["pid"])})
         else:
             _shut_down(level)
+
+
+# Unanswered sweeps that wait for their worker's death: dead worker pid -> (slot, pids to keep, a pidfd on it).
+_pending = {}
+_handed = set()  # workers this slot's zygote handed to the grader that it has not been told are dead
+
+
+def _kept(keep):
+    """Processes a sweep must spare: the grader's live workers, those handed since it asked, and the spare
+    (made and shut in by us, see _make_spare).  A hand-in's own children stay its worker's descendants
+    even when orphaned (a worker is their subreaper, see _fork_worker), so none of them is our child."""
+    return set(keep) | _handed | ({_spare[0]} if _spare is not None else set())
+
+
+def _sweep_waits(level):
+    """Whether a sweep must wait for the dead worker to die: where leftovers are found as our children
+    (see _sweep), which they become only once their worker has died."""
+    return level not in ("namespaces", None) and not _sweeps_by_uid(level)
+
+
+def _sweep_when_dead(link, level):
+    """Block until a request comes, sweeping each pending hand-in as soon as its worker has died."""
+    while _pending:
+        handles = [handle for _, _, handle in _pending.values() if handle is not None]
+        if len(handles) < len(_pending):  # a worker gone (and reaped) before it could be watched
+            ready = []
+        else:
+            ready, _, _ = select.select([link, *handles], [], [])
+            if link in ready:
+                return
+        for dead, (slot, keep, handle) in list(_pending.items()):
+            if handle is None or handle in ready:
+                _finish_sweep(level, dead)
+
+
+def _sweep_pending(level):
+    for dead in list(_pending):
+        _finish_sweep(level, dead)
+
+
+def _finish_sweep(level, dead):
+    slot, keep, handle = _pending.pop(dead)
+    if handle is not None:
+        os.close(handle)
+    _sweep(level, slot, _kept(keep), dead)
+    _homes.pop(dead, None)
+
+
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # gone already (and reaped), or a kernel without pidfds
+        return None
 
 
 def _shut_down(level):
@@ -352,6 +414,9 @@ def _fork_worker(control, shell, slot, limits, pipes, level, mountpoint, homes, 
                                              uid if os.geteuid() == 0 else None)
                 else:
                     isolation.enter_none(limits, private)
+                # Its hand-in's orphans come to it, as to PID 1 in the namespaces layer, not to us: anything
+                # that is our child and no worker is a dead hand-in's leftover, whatever runs meanwhile.
+                _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
                 _die_with_parent(lambda: os.getppid() == zygote)
                 worker.serve(shell, *_pipes(pipes))
             code = 0
@@ -536,22 +601,23 @@ def _sweep(level, slot, keep, dead):
     "namespaces": the worker was PID 1 of its PID namespace, and the kernel
     killed the rest with it.  "users": a slot has a user id of its own, so
     that finds them all.  Otherwise the orphans come back to us (the
-    subreaper) once their parents are gone, so we wait for each generation
-    and sweep again.  `keep` holds the live workers of other slots.
+    subreaper) once their worker is gone, so we wait for it, and for each
+    generation, and sweep again.  `keep` holds the live workers and the spare.
     """
     if level in ("namespaces", None):
         # Nothing to wait for: the kernel ends the namespace with its PID 1, and the
         # guard is reaped when it exits (tearing the namespaces down takes milliseconds
         # that no grading slot should wait through).
         return 0
-    killed = set()
-    by_uid = level == "users" or (level == "landlock" and os.geteuid() == 0)  # a slot user id of its own
+    by_uid = _sweeps_by_uid(level)
+    # The grader has killed the dead worker itself: only what it left is looked for.
+    killed, already = set(), {dead}
     if not by_uid and dead:
         _exits[dead] = _exit_status(dead)  # reparents its children to us
     for _ in range(100):  # a fork racing the sweep is caught on the next pass
         found = [pid for pid in (_pids_of(isolation.slot_uid(_master, slot)) if by_uid
                                  else _children())
-                 if pid not in keep and pid not in killed]
+                 if pid not in keep and pid not in killed and pid not in already]
         if not found:
             break
         for pid in found:
@@ -564,8 +630,21 @@ def _sweep(level, slot, keep, dead):
             for pid in found:
                 _exit_status(pid)  # reaped, so its own children come back to us
     if by_uid:
-        _remove_leftovers(isolation.slot_uid(_master, slot))
+        _remove_leftovers(isolation.slot_uid(_master, slot), files=not _writes_confined(level))
     return len(killed)
+
+
+def _sweeps_by_uid(level):
+    """A slot has a user id of its own (the users layer; the landlock layer as root): its leftovers are
+    found by that id, at once, without waiting for anything to die."""
+    return level == "users" or (level == "landlock" and os.geteuid() == 0)
+
+
+def _writes_confined(level):
+    """Landlock holds a hand-in's writes to its own folder: it can have left nothing in /tmp and the like."""
+    if level == "landlock":
+        return True
+    return level == "users" and os.environ.get("AUTOGRADER_LANDLOCK") != "0" and isolation.landlock_abi() > 0
 
 
 # Where any user may write, so where one hand-in could leave a file for the next one of its slot (same
@@ -576,14 +655,15 @@ _SYSV_IPC = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
 IPC_RMID = 0
 
 
-def _remove_leftovers(uid):
+def _remove_leftovers(uid, files=True):
     """Remove what a slot's user id left where every user can write, and its System V IPC objects.
 
-    Only what that user id owns, never following a link (a link is removed, not its target)."""
+    Only what that user id owns, never following a link (a link is removed, not its target).
+    `files`: False where Landlock let it write nowhere but its own folder (only IPC objects are looked for)."""
     global _world_writable
-    if _world_writable is None:
+    if files and _world_writable is None:
         _world_writable = [p for root in _WORLD_WRITABLE_ROOTS for p in _writable_folders(root, depth=3)]
-    for folder in _world_writable:
+    for folder in _world_writable if files else ():
         try:
             entries = list(os.scandir(folder))
         except OSError:
