@@ -311,3 +311,26 @@ def test_a_hand_ins_orphans_stay_its_workers_so_a_late_sweep_never_takes_them():
             outcome = run([ORPHAN], "orphan_parent()", sandbox=sandbox)
             parent, worker = outcome.calls[0].value
             assert parent == worker, layer
+
+
+def test_a_slots_next_worker_is_asked_for_as_its_last_one_closes():
+    """The zygote hands the next worker over while the grader scores the hand-in before it.  A worker asked for
+    ahead and not yet taken must not confuse a question asked meanwhile, and must not outlive the sandbox."""
+    before = len(os.listdir("/proc/self/fd"))
+    with Sandbox(isolation="none") as sandbox:
+        first = sandbox.worker(0)
+        assert first.run_cell("pass", 5)["ok"]
+        first.close()
+        assert sandbox._slots[0].asked is not None  # asked for, its answer not read yet
+        second = sandbox.worker(0)
+        assert second.run_cell("x = 1", 5)["ok"]
+        # Two live workers of one slot: the first to close asks ahead; the second asks how it ended.
+        third = sandbox.worker(0)
+        second.close()
+        third.close(want_status=True)
+        assert third.exit_status == -signal.SIGKILL
+        fourth = sandbox.worker(0)  # the one asked for when `second` closed
+        assert fourth.pid not in (first.pid, second.pid, third.pid)
+        assert fourth.run_cell("y = 2", 5)["ok"]
+        fourth.close()
+    assert len(os.listdir("/proc/self/fd")) == before  # nothing asked for ahead is left open

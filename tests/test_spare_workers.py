@@ -6,7 +6,9 @@ layer, and the users layer with Landlock, Landlock ABI 6 keeps a hand-in's signa
 and traces inside its own domain, and its writes inside its own folder (the
 spare's is the slot's other one).  Without that (the users layer without
 Landlock, an older kernel) there is no spare: it would share the running
-hand-in's user id and be open to its signals.
+hand-in's user id and be open to its signals.  (The slot's next worker is
+asked for as the last one closes, after that hand-in's sweep: nothing of the
+slot runs then.)
 """
 
 import json
@@ -125,7 +127,7 @@ def test_as_an_ordinary_user_a_landlock_spare_outlives_a_hand_in_that_kills_all_
 
 
 @pytest.mark.conditions
-def test_no_worker_exists_before_its_hand_in_where_a_hand_in_could_signal_it():
+def test_no_worker_exists_beside_a_running_hand_in_where_that_hand_in_could_signal_it():
     if os.geteuid() != 0:
         pytest.skip("the users layer needs root")
     result = run("users", landlock=False)  # as on a kernel without Landlock

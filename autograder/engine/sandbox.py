@@ -104,9 +104,24 @@ class _Link:
     socket: socket.socket
     lock: threading.Lock  # one request and its answer at a time
     pid: int              # the slot's zygote
+    # The slot's next worker, asked for when the last one closed (see Sandbox._ask_ahead): the grader's
+    # ends of its pipes while the zygote's answer is unread, or None.
+    asked: tuple | None = None
+    ready: "Worker | None" = None  # an asked-for worker whose answer had to be read before another's
 
 
 _STOP_WAIT = 15.0  # seconds the zygotes get to kill and sweep every worker at the end
+
+
+def _forget_ahead(link):
+    """Close the grader's ends of a worker asked for ahead and never used (its zygote ends it)."""
+    fds = list(link.asked or ()) + ([link.ready._requests, link.ready._replies] if link.ready else [])
+    link.asked = link.ready = None
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 class WorkerTimeout(Exception):
@@ -199,16 +214,35 @@ class Sandbox:
 
     def _spawn(self, slot):
         link = self._link(slot)
+        with link.lock:
+            if link.ready is not None:
+                worker, link.ready = link.ready, None
+                return worker
+            if link.asked is None:
+                self._ask_for_worker(link, slot)
+            return self._asked_worker(link, slot)
+
+    def _ask_for_worker(self, link, slot):
+        """Send the slot's zygote a request for a worker; its answer is read by _asked_worker."""
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         message = {"op": "spawn", "slot": slot, "limits": asdict(self.limits)}
         try:
-            with link.lock:
-                try:
-                    socket.send_fds(link.socket, [json.dumps(message).encode()], [request_read, reply_write])
-                except OSError as error:
-                    raise SandboxError(f"slot {slot}'s zygote stopped answering ({error})") from None
-                reply = self._receive(link.socket)
+            socket.send_fds(link.socket, [json.dumps(message).encode()], [request_read, reply_write])
+        except OSError as error:
+            os.close(request_write)
+            os.close(reply_read)
+            raise SandboxError(f"slot {slot}'s zygote stopped answering ({error})") from None
+        finally:
+            os.close(request_read)
+            os.close(reply_write)
+        link.asked = (request_write, reply_read)
+
+    def _asked_worker(self, link, slot):
+        """The worker the slot's zygote was asked for (link.lock held)."""
+        (request_write, reply_read), link.asked = link.asked, None
+        try:
+            reply = self._receive(link.socket)
             pid, home = reply.get("pid"), reply.get("home")
             if type(pid) is not int:
                 raise SandboxError(f"slot {slot}'s zygote could not start a worker ({reply.get('error')})")
@@ -220,16 +254,37 @@ class Sandbox:
             os.close(request_write)
             os.close(reply_read)
             raise
-        finally:
-            os.close(request_read)
-            os.close(reply_write)
         return Worker(self, pid, slot, request_write, reply_read, home)
+
+    def _ask_ahead(self, link, slot):
+        """Ask for the slot's next worker now, as its last one closes (link.lock held), and read the answer
+        when that worker is wanted: the zygote hands it over while the grader scores the hand-in before,
+        instead of while the grader waits (waking the zygote alone costs up to a millisecond here).
+
+        The zygote serves its requests in order, so the sweep of the hand-in before comes first.  A worker
+        asked for and never used is one of the slot's live workers, ended with the sandbox."""
+        if link.asked is None and link.ready is None and not self._closing:
+            try:
+                self._ask_for_worker(link, slot)
+            except SandboxError:
+                pass  # the zygote is gone: the next worker() makes the slot a new one
+
+    def _settle(self, link, slot):
+        """Read the answer to a worker asked for ahead before any other request on the link (link.lock held):
+        that worker is kept, live, for the next worker() of the slot."""
+        if link.asked is not None:
+            try:
+                worker = self._asked_worker(link, slot)
+            except SandboxError:
+                return
+            link.ready = worker
 
     def _drop_link(self, slot):
         """Forget a slot's zygote; the next worker of the slot comes from a new one."""
         with self._lock:
             link = self._slots.pop(slot, None)
         if link is not None:
+            _forget_ahead(link)
             link.socket.close()  # a zygote still alive sees end-of-file and ends its workers
 
     def _link(self, slot):
@@ -254,6 +309,8 @@ class Sandbox:
             keep = [pid for pid, slot in self._live.items() if slot == worker.slot]
         link = self._slots[worker.slot]
         with link.lock:
+            if want_status:
+                self._settle(link, worker.slot)  # the answers to come must be to the questions below
             # In the namespaces layer the kernel ended every process of the hand-in
             # with its worker (PID 1 of their namespace): there is nothing to sweep.
             if self.isolation != "namespaces":
@@ -268,9 +325,10 @@ class Sandbox:
                         link.socket.send(json.dumps({**sweep, "answer": False}).encode())
                     except OSError:
                         pass  # the zygote is gone, and its workers with it; the next worker() makes a new one
-            if want_status:
-                return self._ask(link.socket, {"op": "exit-status", "pid": worker.pid})["status"]
-            return None
+            status = self._ask(link.socket, {"op": "exit-status", "pid": worker.pid})["status"] \
+                if want_status else None
+            self._ask_ahead(link, worker.slot)
+            return status
 
     def _ask(self, channel, message):
         channel.send(json.dumps(message).encode())
@@ -304,6 +362,7 @@ class Sandbox:
                 self.zygote.kill()
                 self.zygote.wait()
         for link in self._slots.values():
+            _forget_ahead(link)
             link.socket.close()
         self._slots.clear()
         self._control.close()

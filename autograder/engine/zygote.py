@@ -128,7 +128,7 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
     which each hand-in would otherwise pay.  Slots do not share a process, so
     one slot's fork never waits for another's.
     """
-    global _alive_read
+    global _alive_read, _spare_wanted
     _exits.clear()
     # Orphans of a worker (a double fork, setsid) come back to us, to be killed
     # (a subreaper's role is not inherited through fork).
@@ -142,7 +142,7 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
         _alive_read, alive_write = os.pipe()
         _keep.append(alive_write)
     while True:
-        _sweep_when_dead(link, level)
+        _wait_for_request(link, shell, level, mountpoint, homes)
         message, fds, _, _ = socket.recv_fds(link, 1 << 16, 2)
         if not message:
             _shut_down(level)
@@ -156,9 +156,9 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
             home = _homes.get(pid)
             _handed.add(pid)
             _send(link, {"pid": pid, "home": os.path.basename(home) if home else None})
-            # The next spare gets the folder a swept hand-in had: what is left of that hand-in goes first.
-            _sweep_pending(level)
-            _make_spare(link, shell, request, level, mountpoint, homes)
+            # Not at once: the grader and the new worker are starting the hand-in, and on a small machine the
+            # fork would take the CPU they wait for (see _wait_for_request).
+            _spare_wanted = (request, time.monotonic() + _SPARE_DELAY) if spares_are_safe(level) else None
         elif request["op"] == "sweep":
             dead = request.get("dead")
             _handed.discard(dead)
@@ -195,19 +195,34 @@ def _sweep_waits(level):
     return level not in ("namespaces", None) and not _sweeps_by_uid(level)
 
 
-def _sweep_when_dead(link, level):
-    """Block until a request comes, sweeping each pending hand-in as soon as its worker has died."""
-    while _pending:
+# Seconds after handing a worker over before the slot's next spare is made.  A hand-in's first
+# milliseconds are the grader's and its worker's (sending and starting the cells); making a spare
+# takes 3-5 ms of CPU (the fork, the isolation), which on a 2-core machine they would wait for.
+_SPARE_DELAY = 0.008
+_spare_wanted = None  # (the spawn request the spare is for, when to make it), or None
+
+
+def _wait_for_request(link, shell, level, mountpoint, homes):
+    """Block until a request comes; meanwhile sweep each pending hand-in as soon as its worker has died,
+    and make the spare when it is due."""
+    global _spare_wanted
+    while _pending or _spare_wanted is not None:
         handles = [handle for _, _, handle in _pending.values() if handle is not None]
         if len(handles) < len(_pending):  # a worker gone (and reaped) before it could be watched
             ready = []
         else:
-            ready, _, _ = select.select([link, *handles], [], [])
+            wait = None if _spare_wanted is None else max(0.0, _spare_wanted[1] - time.monotonic())
+            ready, _, _ = select.select([link, *handles], [], [], wait)
             if link in ready:
                 return
         for dead, (slot, keep, handle) in list(_pending.items()):
             if handle is None or handle in ready:
                 _finish_sweep(level, dead)
+        if _spare_wanted is not None and time.monotonic() >= _spare_wanted[1]:
+            request, _spare_wanted = _spare_wanted[0], None
+            # The spare gets the folder a swept hand-in had: what is left of that hand-in goes first.
+            _sweep_pending(level)
+            _make_spare(link, shell, request, level, mountpoint, homes)
 
 
 def _sweep_pending(level):
@@ -312,6 +327,7 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
             _homes[pid] = home
             return pid
         _kill_quietly(pid)
+    _sweep_pending(level)  # a new worker may get the folder of one whose leftovers are not swept yet
     try:
         return _fork_worker(control, shell, request["slot"], request["limits"], fds, level, mountpoint, homes)
     finally:
@@ -353,7 +369,7 @@ def spares_are_safe(level):
                   itself and what it started, traces nothing outside it, and writes only its
                   own folder, while the spare's is another;
       none        promises nothing, so a spare gives nothing away.
-    Elsewhere (users without Landlock, older kernels) no worker exists before its hand-in.
+    Elsewhere (users without Landlock, older kernels) no worker exists beside a running hand-in.
     """
     if level in ("namespaces", "none"):
         return True
