@@ -1,5 +1,6 @@
 """The sandboxed runner against code that misbehaves."""
 
+import json
 import os
 import signal
 import time
@@ -247,31 +248,81 @@ def test_a_slot_whose_zygote_died_gets_a_new_one_and_grading_goes_on():
         assert outcome.calls[0].value == 2
 
 
-def test_an_interrupt_that_may_have_landed_in_the_call_sent_ahead_runs_that_call_again():
-    """`nap` sleeps, so the grader interrupts it; `selfsig`, already sent behind it, comes back interrupted (here it
-    interrupts itself, as a late grader interrupt would): it runs once more on its own before it counts as a time-out,
-    and the call after it still runs after it, in order."""
-    cells = ["import os, signal, time\nruns = []\ndef nap():\n    time.sleep(100)\n"
-             "def selfsig():\n    runs.append('selfsig')\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(0.05)\n"
-             "    return 1\ndef order():\n    runs.append('order')\n    return runs"]
-    outcome = run(cells, "nap()", "selfsig()", "order()", timeout=0.3)
-    assert [c.status for c in outcome.calls] == ["timeout", "timeout", "ok"]
-    assert outcome.calls[2].value == ["selfsig", "selfsig", "order"]
+def test_calls_queued_behind_an_interrupted_call_run_once_in_order_after_it():
+    """`nap` sleeps, so the grader interrupts it.  The calls already sent behind it are dropped by the worker
+    (the interrupt ends their epoch) and sent again: each runs exactly once, after it, in order."""
+    cells = ["import os, signal, time\nruns = []\ndef nap():\n    runs.append('nap')\n    time.sleep(100)\n"
+             "def one():\n    runs.append('one')\n    return 1\ndef order():\n    runs.append('order')\n    return runs"]
+    outcome = run(cells, "nap()", "one()", "one()", "order()", timeout=0.3)
+    assert [c.status for c in outcome.calls] == ["timeout", "ok", "ok", "ok"]
+    assert outcome.calls[3].value == ["nap", "one", "one", "order"]
 
 
-def test_each_cell_and_the_first_call_are_sent_behind_the_one_before(monkeypatch):
-    """Pipelining: the next cell (and after the last cell, the first call) is written before the answer to the
-    one before it is read, so the worker starts it without waiting a round trip; results are unchanged."""
+# `nap` holds the grader's interrupt off (blocked), takes it once it is pending, and returns; `late`, already sent
+# behind it, is then interrupted (here by itself, as a grader's interrupt that came too late for `nap` would).
+LATE_INTERRUPT = """import os, signal, time
+runs = []
+def nap():
+    runs.append('nap')
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    signal.sigtimedwait([signal.SIGINT], 30)
+    return 0
+def late():
+    runs.append('late')
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)
+    return 1
+def order():
+    runs.append('order')
+    return runs"""
+
+
+def test_a_call_a_late_interrupt_may_have_landed_in_runs_again_before_the_calls_behind_it():
+    outcome = run([LATE_INTERRUPT], "nap()", "late()", "order()", "order()", timeout=0.3)
+    # nap is a time-out (the grader had to interrupt it); late, which came back interrupted when that interrupt may
+    # have been meant for nap, runs once more on its own before it counts as a time-out; the calls queued behind it
+    # were dropped, and ran after it.
+    assert [c.status for c in outcome.calls] == ["timeout", "timeout", "ok", "ok"]
+    assert outcome.calls[3].value == ["nap", "late", "late", "order", "order"]
+
+
+def test_each_request_is_sent_behind_the_ones_before(monkeypatch):
+    """Pipelining: the cells, the first call behind the last cell, then the calls are written before the answers
+    to the ones before them are read, so the worker starts each without waiting a round trip; results are
+    unchanged."""
     from autograder.engine import sandbox as engine
     events = []
-    write, wait = engine.Worker._write, engine.Worker._await
-    monkeypatch.setattr(engine.Worker, "_write", lambda self, request: (events.append(request["op"]),
-                                                                          write(self, request))[1])
+    write, wait = engine.Worker._write_line, engine.Worker._await
+    monkeypatch.setattr(engine.Worker, "_write_line", lambda self, line: (
+        events.append(json.loads(line)["op"]), write(self, line))[1])
     monkeypatch.setattr(engine.Worker, "_await", lambda self, *args: (events.append("answer"),
                                                                        wait(self, *args))[1])
-    outcome = run(["x = 1", "x += 1", "def f():\n    return x"], "f()")
-    assert outcome.calls[0].value == 2 and outcome.cell_errors == []
-    assert events[:7] == ["cell", "cell", "answer", "cell", "answer", "call", "answer"]
+    outcome = run(["x = 1", "x += 1", "def f(y):\n    return x + y"], "f(1)", "f(2)", "f(3)")
+    assert [c.value for c in outcome.calls] == [3, 4, 5] and outcome.cell_errors == []
+    assert events == ["cell", "cell", "cell", "call", "answer", "answer", "answer",
+                      "call", "call", "answer", "answer", "answer"]
+
+
+def test_requests_sent_ahead_stay_under_a_page_so_a_busy_worker_never_blocks_the_grader():
+    """A case's input can be large.  What is written ahead, unanswered, stays under 4 KiB (a pipe holds at least a
+    page), and a larger request is written only when nothing is queued before it: a worker that will not stop
+    (`spin` catches every interrupt) reads nothing, and the grader must not wait on a full pipe behind it."""
+    big = "[" + ", ".join(["1"] * 10_000) + "]"  # 30 KB: three of them would not fit in a 64 KiB pipe
+    cells = ["def f(x):\n    return len(x)\ndef spin(x):\n    while True:\n        try:\n            while True:\n"
+             "                pass\n        except BaseException:\n            pass"]
+
+    def stuck(signum, frame):
+        raise AssertionError("the grader blocked writing to a worker that reads nothing")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(120)
+    try:
+        outcome = run(cells, f"spin({big})", f"f({big})", f"f({big})", f"f({big})", timeout=0.3)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert [c.status for c in outcome.calls] == ["timeout", "ok", "ok", "ok"]
+    assert [c.value for c in outcome.calls[1:]] == [10_000] * 3
 
 
 def test_a_cell_sent_ahead_of_one_that_is_stopped_runs_once_and_in_order():
@@ -334,3 +385,17 @@ def test_a_slots_next_worker_is_asked_for_as_its_last_one_closes():
         assert fourth.run_cell("y = 2", 5)["ok"]
         fourth.close()
     assert len(os.listdir("/proc/self/fd")) == before  # nothing asked for ahead is left open
+
+
+def test_a_cell_that_ends_the_process_is_the_one_skipped_even_when_the_grader_lags(monkeypatch):
+    """Cells are sent ahead, so the worker may run into a cell that ends it before the grader has read the answers
+    to the ones before: the grader, failing to write more behind them, must still skip the cell that ended it, not
+    the one it was asking about.  (A slow grader is simulated: each answer is read a moment late.)"""
+    from autograder.engine import sandbox as engine
+    wait = engine.Worker._await
+    monkeypatch.setattr(engine.Worker, "_await", lambda self, *args: (time.sleep(0.05), wait(self, *args))[1])
+    cells = ["x = 1", "def f():\n    return x", "import os\nos._exit(0)"] + [f"y{i} = {i}" for i in range(20)] + \
+        ["def g():\n    return y19"]
+    outcome = run(cells, "f()", "g()")
+    assert outcome.cells_skipped == [2]
+    assert [c.value for c in outcome.calls] == [1, 19]

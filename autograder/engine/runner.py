@@ -88,8 +88,8 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
             index = len(outcomes)
             limit = max(0.01, min(timeouts[index], budget_left(worker)))
             ran_in_worker = worker.runner == worker.pid or (worker.runner is None and not worker.fork_runners)
-            ahead = _next_call(calls, timeouts, index, budget_left(worker) - limit) \
-                if ran_in_worker and until is None else None
+            ahead = _next_calls(calls, timeouts, index, budget_left(worker) - limit) \
+                if ran_in_worker and until is None else []
             outcome, alive = _call(worker, calls[index], limit, spent, ahead)
             outcomes.append(outcome)
             if not alive:
@@ -150,17 +150,21 @@ def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, s
     for position, index in enumerate(order):
         left = budget_left.budget - worker.charged if rerun else budget_left(worker)
         limit = max(0.01, min(timeout, left - reserve))
-        # The next cell is sent right behind this one (pipelining: it starts the moment this one ends,
-        # not a round trip later) when the budget gives it its full limit even if this one uses all of
-        # its own, so the limit sent ahead is the one it would have had anyway.
-        # Behind the last cell goes the first call, when the worker will answer it itself.
-        following = order[position + 1] if position + 1 < len(order) else None
-        if following is not None:
-            ahead = (cell_request(cells[following]), timeout) if left - limit - reserve >= timeout else None
+        # The cells after this one are sent right behind it (pipelining: each starts the moment the one
+        # before it ends, not a round trip later), each only while the budget gives it its full limit
+        # even if every cell before it uses all of its own, so the limit sent ahead is the one it would
+        # have had anyway.  Behind the last cell goes the first call, when the worker will answer it
+        # itself (not on a re-run, whose cells' budget is not the one the call's limit comes from).
+        ahead, spare = [], left - limit
+        for following in order[position + 1:position + 1 + _MOST_AHEAD]:
+            if spare - reserve < timeout:
+                break
+            ahead.append((cell_request(cells[following]), timeout))
+            spare -= timeout
         else:
-            # (Not on a re-run, whose cells' budget is not the one the call's limit comes from.)
-            ahead = (call_request(first_call[0]), first_call[1]) \
-                if first_call is not None and not rerun and left - limit >= first_call[1] else None
+            if position + 1 + _MOST_AHEAD >= len(order) and first_call is not None and not rerun \
+                    and spare >= first_call[1]:
+                ahead.append((call_request(first_call[0]), first_call[1]))
         try:
             reply = worker.run_cell(cells[index], limit, ahead)
         except WorkerTimeout:
@@ -190,19 +194,28 @@ def _first_call(calls, timeouts, index, fork_runners, until):
     return calls[index], timeouts[index]
 
 
-def _next_call(calls, timeouts, index, budget_after):
-    """(the call after `index`, its limit) to send ahead of its turn, or None.
-
-    Only between calls timed once (a case that judges speed is timed alone, from its own request),
-    and only when the budget left after this call's whole limit still gives the next its full limit,
-    so the limit sent ahead is the one it would have had anyway."""
-    following = index + 1
-    if following >= len(calls) or calls[index].get("repeat", 1) != 1 or calls[following].get("repeat", 1) != 1:
-        return None
-    return (calls[following], timeouts[following]) if budget_after > timeouts[following] else None
+# Requests sent ahead of their turn at most (sandbox.Worker also keeps their bytes under a pipe's page).
+_MOST_AHEAD = 16
 
 
-def _call(worker, call, timeout, spent, ahead=None):
+def _next_calls(calls, timeouts, index, budget_after):
+    """[(a call after `index`, its limit), ...] in order, to send ahead of their turn.
+
+    Only calls timed once, after a call timed once (a case that judges speed is timed alone, from its
+    own request), and each only while the budget left after every call before it has used its whole
+    limit still gives it its full limit, so the limit sent ahead is the one it would have had anyway."""
+    ahead = []
+    if calls[index].get("repeat", 1) != 1:
+        return ahead
+    for following in range(index + 1, min(len(calls), index + 1 + _MOST_AHEAD)):
+        if calls[following].get("repeat", 1) != 1 or budget_after <= timeouts[following]:
+            break
+        ahead.append((calls[following], timeouts[following]))
+        budget_after -= timeouts[following]
+    return ahead
+
+
+def _call(worker, call, timeout, spent, ahead=()):
     """One call; returns (outcome, whether the worker is still usable).
 
     The time is measured here, outside the student's process, so patching

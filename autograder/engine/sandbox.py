@@ -8,6 +8,7 @@ this side.  Killing a worker kills everything it started.
 """
 
 import atexit
+import collections
 import json
 import os
 import select
@@ -392,8 +393,9 @@ class Worker:
         self._lines = replies.Lines(replies_fd, sandbox.limits.max_reply_bytes)
         self._replies = replies_fd
         self._sequence = 0
-        # A call sent before its turn (see call's `ahead`): (its request number, the request), or None.
-        self._ahead = None
+        # Requests sent before their turn (see call's `ahead`), in order: (number, request, bytes).
+        self._queue = collections.deque()
+        self._epoch = 0  # requests carry it; the worker drops queued ones of an epoch cancelled (worker._Channel)
         self._interrupted_last = False  # the grader interrupted the last request it waited for
         self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
         self._runner_fd = None  # a pidfd for it: liveness and signals without a pid race
@@ -415,11 +417,11 @@ class Worker:
         # (`home`: which of its slot's two folders it has; see zygote._make_spare.)
         self._folder = None if sandbox.isolation == "namespaces" or home is None else sandbox.folder / "home" / home
 
-    def run_cell(self, code, limit, ahead=None):
+    def run_cell(self, code, limit, ahead=()):
         """Run one cell in the worker; its reply (checked), with "timed_out" when it was stopped.
 
-        `ahead`: (what runs next, as cell_request or call_request makes it, its limit), sent right
-        behind this one (see call).
+        `ahead`: [(what runs next, as cell_request or call_request makes it, its limit), ...], sent
+        right behind this one (see call).
         Raises WorkerTimeout when it would not stop, WorkerDied when it ended or misbehaved.
         """
         reply, timed_out = self._worker_request(cell_request(code), limit,
@@ -436,7 +438,7 @@ class Worker:
         reply, _ = self._worker_request(message, limit, "no answer while putting the hand-in's files in place")
         return reply
 
-    def _worker_request(self, message, limit, no_answer, ahead=None):
+    def _worker_request(self, message, limit, no_answer, ahead=()):
         """A request the worker itself answers with a cell's reply: (checked reply, whether it was stopped).
         Any failure ends the worker (WorkerDied, or WorkerTimeout with `no_answer`)."""
         try:
@@ -449,14 +451,15 @@ class Worker:
             raise WorkerTimeout(no_answer)
         return reply, timed_out
 
-    def call(self, call, limit, ahead=None):
+    def call(self, call, limit, ahead=()):
         """Run one encoded call in the case runner (forking one if needed), or in the worker.
 
         Returns the checked reply, with "timed_out" and "cpu_seconds".  Raises
         CaseCrashed when the call's runner died or answered badly (the worker is
         still fine), WorkerDied when the worker itself must be replaced.
-        `ahead`: (the next call, its limit), sent right behind this one when the worker answers calls
-        itself, so it starts the moment this one is answered instead of a round trip later.
+        `ahead`: [(a call that comes next, its limit), ...] in order, sent right behind this one
+        when the worker answers calls itself, so each starts the moment the one before it is
+        answered instead of a round trip later.
         """
         if self.runner not in (None, self.pid) and not _alive(self.runner, self._runner_fd):
             self._stop_runner()  # it ended after its last answer: that costs no case
@@ -467,10 +470,10 @@ class Worker:
                 self.runner = self.pid
         runner = self.runner
         if runner != self.pid:
-            ahead = None  # a runner that crashes would leave the next call for the worker to run: one at a time
+            ahead = ()  # a runner that crashes would leave the next call for the worker to run: one at a time
         try:
             reply, timed_out = self._exchange(call_request(call), limit, runner, "call",
-                                              ahead=None if ahead is None else (call_request(ahead[0]), ahead[1]))
+                                              ahead=[(call_request(c), t) for c, t in ahead])
         except _RunnerEnded as ended:
             raise CaseCrashed(f"the Python process running it stopped: {_how_it_ended(ended.status)}") from None
         except replies.BadReply as error:
@@ -538,27 +541,27 @@ class Worker:
         self.close()
         raise WorkerDied("it did not notice its case runner end")
 
-    def _exchange(self, message, limit, pid, kind, ahead=None):
+    def _exchange(self, message, limit, pid, kind, ahead=()):
         """Send a request; return (checked reply or None if it never came, whether it was stopped).
 
-        `pid` is the process doing the work, watched for CPU time.  `ahead`: (the next request, its
-        limit), written right behind this one (see call).  Raises BadReply, _RunnerEnded (its runner
-        ended instead of answering) and WorkerDied (the worker ended).
+        `pid` is the process doing the work, watched for CPU time.  `ahead`: [(a request that comes
+        next, its limit), ...], written right behind this one (see call).  Raises BadReply,
+        _RunnerEnded (its runner ended instead of answering) and WorkerDied (the worker ended).
         """
         request = {**message, "limit": limit}
-        sent_ahead = self._ahead is not None and self._ahead[1] == request and pid == self.pid
-        leaked = sent_ahead and self._interrupted_last
-        # (A request sent ahead that is not the one wanted now is answered first, and that late answer
-        # is skipped by its number.)
-        number, self._ahead = (self._ahead[0] if sent_ahead else None), None
-        if not sent_ahead:
-            self._sequence += 1
-            number = self._sequence
-            self._write({**request, "id": number})
-        if ahead is not None and not leaked:  # (after a suspect answer this one may run again: nothing behind it)
-            self._sequence += 1
-            self._ahead = (self._sequence, {**ahead[0], "limit": ahead[1]})
-            self._write({**self._ahead[1], "id": self._sequence})
+        wanted = [request] + ([{**r, "limit": t} for r, t in ahead] if pid == self.pid else [])
+        sent = [queued for _, queued, _ in self._queue]
+        if sent != wanted[:len(sent)]:
+            # What was sent ahead is not what comes next (the budget ran short, say): the worker drops
+            # whatever of it has not started, and late answers are skipped by their numbers.
+            self._cancel()
+        # After an interrupt that may have landed in the request sent ahead, that request may run again:
+        # nothing more goes behind it until its answer says.
+        leaked = bool(self._queue) and self._interrupted_last
+        for following in wanted[len(self._queue):1 if leaked else None]:
+            if not self._send(following, first=not self._queue):
+                break
+        number, _, _ = self._queue.popleft()
         # A cell is also held to its limit in wall time (less time waiting for a CPU), as a
         # top-level loop of forks spends it in the kernel, where the CPU timer sees little.
         waited = _Watch(pid, limit, stall_after=limit if kind == "cell" else None)
@@ -569,17 +572,50 @@ class Worker:
             # A request is charged at most its limit: what it took the grader to notice and stop an
             # overrun is the grader's time, never the hand-in's budget.
             self.charged += min(charge, limit)
+        if reply is not None and reply.get("interrupted"):
+            # The worker drops what was sent behind an interrupted request (worker._Channel).
+            self._queue.clear()
+            self._epoch += 1
         if leaked and not stopped and reply is not None and reply.get("interrupted"):
             # The interrupt the grader sent its predecessor may have landed in this request, which the
             # worker had already begun: it runs again, on its own.
             return self._exchange(message, limit, pid, kind)
         return reply, stopped
 
-    def _write(self, request):
+    def _send(self, request, first):
+        """Write one request (queued until its answer is awaited); False when it must wait its turn.
+
+        Requests written and not yet answered are kept under _AHEAD_BYTES, so a write never blocks on a
+        full pipe while the worker is busy (a worker that will not stop would block the grader too);
+        only the first, which a waiting worker reads at once, may be larger."""
+        self._sequence += 1
+        line = (json.dumps({**request, "id": self._sequence, "epoch": self._epoch}) + "\n").encode()
+        if not first and sum(size for _, _, size in self._queue) + len(line) > _AHEAD_BYTES:
+            self._sequence -= 1
+            return False
         try:
-            _write_all(self._requests, (json.dumps(request) + "\n").encode())
+            self._write_line(line)
         except OSError:
-            raise WorkerDied(self._death()) from None
+            if first:
+                raise WorkerDied(self._death()) from None
+            # The worker has ended, in a request already queued: awaiting that one says so, and says
+            # which request it was (a cell that ends the process is skipped, not the one asked for now).
+            self._sequence -= 1
+            return False
+        self._queue.append((self._sequence, request, len(line)))
+        return True
+
+    def _cancel(self):
+        if self._queue:
+            try:
+                self._write_line((json.dumps({"op": "cancel", "epoch": self._epoch}) + "\n").encode())
+            except OSError:
+                pass  # the worker has ended: nothing it was sent runs
+            self._queue.clear()
+            self._epoch += 1
+
+    def _write_line(self, line):
+        _write_all(self._requests, line)
 
     def _await(self, number, kind, pid, waited):
         interrupted_at = None
@@ -671,6 +707,7 @@ class _RunnerEnded(Exception):
 
 
 _RUNNER_START = 5.0      # seconds a worker gets to fork a runner, or to report its end
+_AHEAD_BYTES = 4096      # requests written and not yet answered (a pipe holds at least a page)
 _STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the limit ...
 _STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
 _POLL = 0.25             # how often a long call's CPU time is looked at, while far from its limit

@@ -15,6 +15,9 @@ replies use their own pipes, one JSON object per line:
         -> {"id", "ok", "value" | "error", "traceback",             before any runner,
             "interrupted", "seconds"}                               the worker) calls
     {"event": "runner-ended", "status"}      the worker, when its runner ends
+    {"op": "cancel", "epoch"}                requests of that epoch or before, sent
+                                             ahead and not started, are dropped
+Requests may carry an "epoch" (see _Channel).
 
 A hand-in's calls first run in its worker: most hand-ins never crash, and a
 fork costs them time.  Once a call has killed a worker, the grader re-runs
@@ -27,11 +30,13 @@ nothing said here: every reply is checked (replies.py), every value is plain
 (runtime.to_plain), and the grader decides what it is worth.
 """
 
+import collections
 import ctypes
 import gc
 import importlib
 import json
 import os
+import select
 import signal
 import sys
 import time
@@ -83,6 +88,9 @@ def _serve(shell, channel, runner):
             if os.getpid() != me:
                 os._exit(0)  # a fork made by student code returned into our loop: only we answer
             reply["id"] = request["id"]
+            if reply.get("interrupted"):
+                # A limit signal hit it: whatever the grader sent behind it is not run (see _Channel).
+                channel.stale(request.get("epoch", 0))
             channel.send(reply)
         except KeyboardInterrupt:
             continue  # a time-limit signal that came just after its reply
@@ -128,23 +136,56 @@ def _fork_runner(shell, channel, request_id):
 
 
 class _Channel:
-    """JSON lines in from the grader and out to it, over raw file descriptors (no buffers to fork)."""
+    """JSON lines in from the grader and out to it, over raw file descriptors (no buffers to fork).
+
+    The grader may send requests ahead of their turn (pipelining).  Each carries an
+    epoch; those of an epoch the grader has cancelled ({"op": "cancel", "epoch"}),
+    or of the epoch of a request a limit signal interrupted, are dropped unanswered:
+    a late interrupt must not let later requests run before the grader has decided
+    what runs next.  Everything already written is read before each request is run,
+    so a cancel written behind queued requests still comes before them.
+    """
 
     def __init__(self, request_fd, reply_fd):
         self.request_fd, self.reply_fd = request_fd, reply_fd
         self._buffer = bytearray()
+        self._waiting = collections.deque()  # requests read, not yet run
+        self._stale = -1  # requests of this epoch or an earlier one are dropped
+        self._ended = False  # the grader hung up (what was read before still runs)
+
+    def stale(self, epoch):
+        self._stale = max(self._stale, epoch if type(epoch) is int else 0)
 
     def receive(self):
         while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                line = bytes(self._buffer[:end])
-                del self._buffer[:end + 1]
-                return json.loads(line)
-            chunk = os.read(self.request_fd, 1 << 16)
-            if not chunk:
+            self._read(block=False)
+            while self._waiting:
+                request = self._waiting.popleft()
+                epoch = request.get("epoch", 0)
+                if (epoch if type(epoch) is int else 0) > self._stale:
+                    return request
+            if not self._read(block=True):
                 return None
-            self._buffer += chunk
+
+    def _read(self, block):
+        """Take in what the grader has written; False once it has hung up."""
+        if self._ended:
+            return False
+        if not block and not select.select([self.request_fd], [], [], 0)[0]:
+            return True
+        chunk = os.read(self.request_fd, 1 << 16)
+        if not chunk:
+            self._ended = True
+            return False
+        self._buffer += chunk
+        while (end := self._buffer.find(b"\n")) >= 0:
+            message = json.loads(bytes(self._buffer[:end]))
+            del self._buffer[:end + 1]
+            if message.get("op") == "cancel":
+                self.stale(message.get("epoch"))
+            else:
+                self._waiting.append(message)
+        return True
 
     def send(self, message, fresh_line=False):
         data = memoryview((("\n" if fresh_line else "") + json.dumps(message) + "\n").encode())

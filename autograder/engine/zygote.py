@@ -377,10 +377,19 @@ def spares_are_safe(level):
     return level in ("landlock", "users") and landlock and isolation.landlock_abi() >= 6
 
 
-def _pipes(pipes):
+# What a spare runs before its hand-in (see _pipes): a definition, a call, nothing left behind.
+_WARM_CELL = "def _autograder_warm_up(x):\n    return [x, {'x': (x,)}]\n_autograder_warm_up(1)\ndel _autograder_warm_up"
+
+
+def _pipes(pipes, shell):
     """The worker's request and reply pipes: given, or (a spare) awaited from the zygote."""
     if not isinstance(pipes, socket.socket):
         return pipes
+    # A spare has time to spare: it runs IPython's path through a cell once now, so the pages that path
+    # writes (reference counts, caches: a forked copy's first touch of each costs a page fault and a
+    # copy, about 1 ms in all) are its own before its hand-in's first cell, not during it.  It changes
+    # nothing a notebook can see: the zygote ran the same cell before any fork.
+    shell.run_cell(_WARM_CELL, store_history=False)
     _, fds, _, _ = socket.recv_fds(pipes, 16, 2)
     pipes.close()
     if len(fds) != 2:  # the zygote dropped this spare, or is gone
@@ -434,7 +443,7 @@ def _fork_worker(control, shell, slot, limits, pipes, level, mountpoint, homes, 
                 # that is our child and no worker is a dead hand-in's leftover, whatever runs meanwhile.
                 _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
                 _die_with_parent(lambda: os.getppid() == zygote)
-                worker.serve(shell, *_pipes(pipes))
+                worker.serve(shell, *_pipes(pipes, shell))
             code = 0
         finally:
             os._exit(code)
@@ -495,7 +504,7 @@ def _spawn_as_root(control, shell, limits, pipes, uid, mountpoint, drop):
             isolation.finish_namespaces(state, limits, mountpoint)
             # getppid() is 0 in a new PID namespace: the zygote's life pipe tells instead.
             _die_with_parent(lambda: not select.select([_alive_read], [], [], 0)[0])
-            worker.serve(shell, *_pipes(pipes))
+            worker.serve(shell, *_pipes(pipes, shell))
             code = 0
         finally:
             os._exit(code)
@@ -526,7 +535,7 @@ def _namespaces_worker(shell, pipes, uid, limits, mountpoint, report_write, zygo
             isolation.finish_namespaces(state, limits, mountpoint)
             _die_with_parent(lambda: not select.select([alive_read], [], [], 0)[0])
             os.close(alive_read)
-            worker.serve(shell, *_pipes(pipes))
+            worker.serve(shell, *_pipes(pipes, shell))
             code = 0
         finally:
             os._exit(code)
