@@ -2,6 +2,7 @@
 
 import json
 import os
+import select
 import signal
 import time
 
@@ -242,10 +243,14 @@ def test_a_loop_of_forks_is_interrupted_not_killed():
 def test_a_slot_whose_zygote_died_gets_a_new_one_and_grading_goes_on():
     with Sandbox() as sandbox:
         assert run(["def f():\n    return 1"], "f()", sandbox=sandbox).calls[0].value == 1
+        # The slot's next worker was asked for as that one closed: its zygote answers, then dies.
+        assert select.select([sandbox._slots[0].socket], [], [], 10)[0]
         os.kill(sandbox._slots[0].pid, signal.SIGKILL)
         time.sleep(0.2)
         outcome = run(["def f():\n    return 2"], "f()", sandbox=sandbox)
         assert outcome.calls[0].value == 2
+        # The worker asked for ahead died with that zygote: it is not handed over, so no cell is blamed for it.
+        assert outcome.cells_skipped == [] and outcome.restarts == 0
 
 
 def test_calls_queued_behind_an_interrupted_call_run_once_in_order_after_it():

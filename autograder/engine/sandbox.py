@@ -216,6 +216,10 @@ class Sandbox:
     def _spawn(self, slot):
         link = self._link(slot)
         with link.lock:
+            if (link.asked or link.ready) and not _alive(link.pid):
+                # Its workers died with it (PR_SET_PDEATHSIG): the one asked for ahead is no use.
+                _forget_ahead(link)
+                raise SandboxError(f"slot {slot}'s zygote has ended")
             if link.ready is not None:
                 worker, link.ready = link.ready, None
                 return worker
@@ -317,7 +321,10 @@ class Sandbox:
             if self.isolation != "namespaces":
                 sweep = {"op": "sweep", "slot": worker.slot, "keep": keep, "dead": worker.pid}
                 if want_status:
-                    self._ask(link.socket, sweep)
+                    try:
+                        self._ask(link.socket, sweep)
+                    except (OSError, SandboxError):
+                        pass  # as below
                 else:
                     # Unanswered: the grader goes on (scores, the gradebook) while the slot's zygote sweeps.
                     # Where that means waiting for the worker to die (1-3 ms), the zygote hands the slot's
@@ -326,8 +333,12 @@ class Sandbox:
                         link.socket.send(json.dumps({**sweep, "answer": False}).encode())
                     except OSError:
                         pass  # the zygote is gone, and its workers with it; the next worker() makes a new one
-            status = self._ask(link.socket, {"op": "exit-status", "pid": worker.pid})["status"] \
-                if want_status else None
+            status = None
+            if want_status:
+                try:
+                    status = self._ask(link.socket, {"op": "exit-status", "pid": worker.pid})["status"]
+                except (OSError, SandboxError):
+                    pass  # the slot's zygote is gone, and the worker with it; the next worker() makes a new one
             self._ask_ahead(link, worker.slot)
             return status
 
