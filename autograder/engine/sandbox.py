@@ -114,17 +114,6 @@ class _Link:
 _STOP_WAIT = 15.0  # seconds the zygotes get to kill and sweep every worker at the end
 
 
-def _forget_ahead(link):
-    """Close the grader's ends of a worker asked for ahead and never used (its zygote ends it)."""
-    fds = list(link.asked or ()) + ([link.ready._requests, link.ready._replies] if link.ready else [])
-    link.asked = link.ready = None
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-
-
 class WorkerTimeout(Exception):
     """The worker did not answer in time and did not yield to an interrupt."""
 
@@ -218,7 +207,7 @@ class Sandbox:
         with link.lock:
             if (link.asked or link.ready) and not _alive(link.pid):
                 # Its workers died with it (PR_SET_PDEATHSIG): the one asked for ahead is no use.
-                _forget_ahead(link)
+                self._forget_ahead(link)
                 raise SandboxError(f"slot {slot}'s zygote has ended")
             if link.ready is not None:
                 worker, link.ready = link.ready, None
@@ -284,12 +273,27 @@ class Sandbox:
                 return
             link.ready = worker
 
+    def _forget_ahead(self, link):
+        """Let go of a worker asked for ahead and never used: the grader's ends of its pipes, and its place
+        among the live workers (its zygote, ending or gone, ends it)."""
+        fds = list(link.asked or ())
+        if link.ready is not None:
+            fds += [link.ready._requests, link.ready._replies]
+            with self._lock:
+                self._live.pop(link.ready.pid, None)
+        link.asked = link.ready = None
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
     def _drop_link(self, slot):
         """Forget a slot's zygote; the next worker of the slot comes from a new one."""
         with self._lock:
             link = self._slots.pop(slot, None)
         if link is not None:
-            _forget_ahead(link)
+            self._forget_ahead(link)
             link.socket.close()  # a zygote still alive sees end-of-file and ends its workers
 
     def _link(self, slot):
@@ -374,7 +378,7 @@ class Sandbox:
                 self.zygote.kill()
                 self.zygote.wait()
         for link in self._slots.values():
-            _forget_ahead(link)
+            self._forget_ahead(link)
             link.socket.close()
         self._slots.clear()
         self._control.close()
@@ -599,10 +603,9 @@ class Worker:
         Requests written and not yet answered are kept under _AHEAD_BYTES, so a write never blocks on a
         full pipe while the worker is busy (a worker that will not stop would block the grader too);
         only the first, which a waiting worker reads at once, may be larger."""
-        self._sequence += 1
-        line = (json.dumps({**request, "id": self._sequence, "epoch": self._epoch}) + "\n").encode()
+        number = self._sequence + 1
+        line = (json.dumps({**request, "id": number, "epoch": self._epoch}) + "\n").encode()
         if not first and sum(size for _, _, size in self._queue) + len(line) > _AHEAD_BYTES:
-            self._sequence -= 1
             return False
         try:
             self._write_line(line)
@@ -611,9 +614,9 @@ class Worker:
                 raise WorkerDied(self._death()) from None
             # The worker has ended, in a request already queued: awaiting that one says so, and says
             # which request it was (a cell that ends the process is skipped, not the one asked for now).
-            self._sequence -= 1
             return False
-        self._queue.append((self._sequence, request, len(line)))
+        self._sequence = number
+        self._queue.append((number, request, len(line)))
         return True
 
     def _cancel(self):

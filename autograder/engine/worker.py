@@ -90,7 +90,7 @@ def _serve(shell, channel, runner):
             reply["id"] = request["id"]
             if reply.get("interrupted"):
                 # A limit signal hit it: whatever the grader sent behind it is not run (see _Channel).
-                channel.stale(request.get("epoch", 0))
+                channel.stale(request)
             channel.send(reply)
         except KeyboardInterrupt:
             continue  # a time-limit signal that came just after its reply
@@ -153,16 +153,16 @@ class _Channel:
         self._stale = -1  # requests of this epoch or an earlier one are dropped
         self._ended = False  # the grader hung up (what was read before still runs)
 
-    def stale(self, epoch):
-        self._stale = max(self._stale, epoch if type(epoch) is int else 0)
+    def stale(self, request):
+        """Drop, unanswered, what was sent in `request`'s epoch or before (an interrupt hit it, or a cancel)."""
+        self._stale = max(self._stale, _epoch(request))
 
     def receive(self):
         while True:
             self._read(block=False)
             while self._waiting:
                 request = self._waiting.popleft()
-                epoch = request.get("epoch", 0)
-                if (epoch if type(epoch) is int else 0) > self._stale:
+                if _epoch(request) > self._stale:
                     return request
             if not self._read(block=True):
                 return None
@@ -182,7 +182,7 @@ class _Channel:
             message = json.loads(bytes(self._buffer[:end]))
             del self._buffer[:end + 1]
             if message.get("op") == "cancel":
-                self.stale(message.get("epoch"))
+                self.stale(message)
             else:
                 self._waiting.append(message)
         return True
@@ -191,6 +191,11 @@ class _Channel:
         data = memoryview((("\n" if fresh_line else "") + json.dumps(message) + "\n").encode())
         while data:
             data = data[os.write(self.reply_fd, data):]
+
+
+def _epoch(message):
+    epoch = message.get("epoch", 0)
+    return epoch if type(epoch) is int else 0
 
 
 def make_shell():

@@ -17,6 +17,7 @@ zygote, one to each slot's), with pipe ends attached.
 """
 
 import ctypes
+import functools
 import json
 import os
 import select
@@ -359,6 +360,7 @@ def _make_spare(control, shell, request, level, mountpoint, homes):
     _spare = (pid, ours, request["limits"], _homes.pop(pid, None))
 
 
+@functools.lru_cache(maxsize=None)  # what the kernel and the environment say does not change in a zygote's life
 def spares_are_safe(level):
     """Whether a worker may exist before its hand-in, beside the one running.
 
@@ -665,6 +667,7 @@ def _sweeps_by_uid(level):
     return level == "users" or (level == "landlock" and os.geteuid() == 0)
 
 
+@functools.lru_cache(maxsize=None)
 def _writes_confined(level):
     """Landlock holds a hand-in's writes to its own folder: it can have left nothing in /tmp and the like."""
     if level == "landlock":
