@@ -260,8 +260,8 @@ class Sandbox:
         if link.asked is None and link.ready is None and not self._closing:
             try:
                 self._ask_for_worker(link, slot)
-            except SandboxError:
-                pass  # the zygote is gone: the next worker() makes the slot a new one
+            except (SandboxError, OSError):
+                pass  # the zygote is gone, or no pipe is to be had now: the next worker() tries again
 
     def _settle(self, link, slot):
         """Read the answer to a worker asked for ahead before any other request on the link (link.lock held):
