@@ -413,3 +413,21 @@ def test_a_cell_that_ends_the_process_is_the_one_skipped_even_when_the_grader_la
     outcome = run(cells, "f()", "g()")
     assert outcome.cells_skipped == [2]
     assert [c.value for c in outcome.calls] == [1, 19]
+
+
+def test_a_close_that_cannot_ask_ahead_still_closes_and_the_next_worker_comes(monkeypatch):
+    """Asking for the next worker as one closes is an optimisation: with no pipe to be had at that moment (a
+    process out of file descriptors), the close still ends the worker and the next worker() asks itself."""
+    from autograder.engine import sandbox as engine
+    with Sandbox(isolation="none") as sandbox:
+        worker = sandbox.worker(0)
+        pipe = os.pipe
+
+        def no_pipe():
+            raise OSError(24, "Too many open files")
+
+        monkeypatch.setattr(engine.os, "pipe", no_pipe)
+        worker.close()
+        monkeypatch.setattr(engine.os, "pipe", pipe)
+        assert sandbox._slots[0].asked is None
+        assert run(["def f():\n    return 3"], "f()", sandbox=sandbox).calls[0].value == 3
