@@ -6,10 +6,12 @@ import select
 import signal
 import time
 
+import pytest
+
 
 from autograder.engine import runner
 from autograder.core.calls import parse_call
-from autograder.engine.sandbox import Limits, Sandbox, shared_sandbox
+from autograder.engine.sandbox import CaseCrashed, Limits, Sandbox, shared_sandbox
 
 
 def run(cells, *calls, timeout=2.0, cell_timeout=3.0, budget=60.0, sandbox=None):
@@ -431,3 +433,54 @@ def test_a_close_that_cannot_ask_ahead_still_closes_and_the_next_worker_comes(mo
         monkeypatch.setattr(engine.os, "pipe", pipe)
         assert sandbox._slots[0].asked is None
         assert run(["def f():\n    return 3"], "f()", sandbox=sandbox).calls[0].value == 3
+
+
+def test_the_kernels_counts_are_read_from_the_process_not_from_its_number():
+    """The grader keeps each watched process's /proc/PID/schedstat open (read twice per request): once that
+    process is gone the counts are unknown, never those of whatever took its number next."""
+    from autograder.engine.sandbox import _Counts
+    child = os.fork()
+    if child == 0:
+        time.sleep(30)
+        os._exit(0)
+    counts = _Counts(child)
+    try:
+        cpu, waited = counts.read(child)
+        assert cpu is not None and cpu >= 0 and waited >= 0
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        assert counts.read(child) == (None, None)
+    finally:
+        counts.close()
+
+
+def _counts_files_open():
+    names = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            names.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue
+    return sum(name.endswith("/schedstat") for name in names)
+
+
+def test_a_worker_keeps_only_its_own_and_its_live_runners_counts_open():
+    """Each case runner that crashed and was replaced gives up its counts file; closing the worker gives up
+    the rest, so a class of hand-ins never runs the grader out of file descriptors."""
+    before = _counts_files_open()
+    outcome = run(["import os\ndef gone():\n    os._exit(3)\ndef fine():\n    return 1"],
+                  *["gone()", "fine()"] * 6)
+    assert [c.status for c in outcome.calls] == ["crashed", "ok"] * 6 and outcome.runners == 6
+    assert _counts_files_open() == before
+    worker = shared_sandbox().worker(0)
+    try:
+        worker.fork_runners = True
+        worker.run_cell("import os\ndef gone():\n    os._exit(3)\ndef fine():\n    return 1", 2.0)
+        for _ in range(4):
+            with pytest.raises(CaseCrashed):  # the runner is gone; the worker lives on
+                worker.call(parse_call("gone()").encoded(), 2.0)
+            assert worker.call(parse_call("fine()").encoded(), 2.0)["value"] == 1
+            assert _counts_files_open() - before <= 2  # the worker's and its live runner's
+    finally:
+        worker.close()
+    assert _counts_files_open() == before

@@ -9,6 +9,7 @@ this side.  Killing a worker kills everything it started.
 
 import atexit
 import collections
+import functools
 import json
 import os
 import select
@@ -408,8 +409,10 @@ class Worker:
         self._lines = replies.Lines(replies_fd, sandbox.limits.max_reply_bytes)
         self._replies = replies_fd
         self._sequence = 0
-        # Requests sent before their turn (see call's `ahead`), in order: (number, request, bytes).
+        # Requests sent before their turn (see call's `ahead`), in order: (number, (message, limit), bytes).
         self._queue = collections.deque()
+        self._queued_bytes = 0
+        self._call_requests = {}  # id(call) -> (call, its request): built once per call, not once per exchange
         self._epoch = 0  # requests carry it; the worker drops queued ones of an epoch cancelled (worker._Channel)
         self._interrupted_last = False  # the grader interrupted the last request it waited for
         self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
@@ -427,6 +430,7 @@ class Worker:
         # time its processes waited for a CPU, so a busy machine costs it nothing.
         self.charged = 0.0
         self._last_cpu = None  # CPU seconds the last request used, as the kernel counted them
+        self._counts = _Counts(pid)  # the kernel's counts of the worker's (and its runner's) time
         # Outside the namespaces layer (whose tmpfs has its own size), the worker's folder lies on the
         # grader's disk, where only RLIMIT_FSIZE (one file) would hold it: its whole size is watched.
         # (`home`: which of its slot's two folders it has; see zygote._make_spare.)
@@ -487,8 +491,8 @@ class Worker:
         if runner != self.pid:
             ahead = ()  # a runner that crashes would leave the next call for the worker to run: one at a time
         try:
-            reply, timed_out = self._exchange(call_request(call), limit, runner, "call",
-                                              ahead=[(call_request(c), t) for c, t in ahead])
+            reply, timed_out = self._exchange(self._call_request(call), limit, runner, "call",
+                                              ahead=[(self._call_request(c), t) for c, t in ahead])
         except _RunnerEnded as ended:
             raise CaseCrashed(f"the Python process running it stopped: {_how_it_ended(ended.status)}") from None
         except replies.BadReply as error:
@@ -511,6 +515,14 @@ class Worker:
         reply["timed_out"] = timed_out or bool(reply.get("interrupted"))
         reply["cpu_seconds"] = used
         return reply
+
+    def _call_request(self, call):
+        # The same request object each time it is asked for: comparing what was sent ahead with what
+        # comes next is then mostly an identity check (the call itself is kept, so its id is never reused).
+        known = self._call_requests.get(id(call))
+        if known is None or known[0] is not call:
+            known = self._call_requests[id(call)] = (call, call_request(call))
+        return known[1]
 
     def _start_runner(self):
         try:
@@ -563,10 +575,8 @@ class Worker:
         next, its limit), ...], written right behind this one (see call).  Raises BadReply,
         _RunnerEnded (its runner ended instead of answering) and WorkerDied (the worker ended).
         """
-        request = {**message, "limit": limit}
-        wanted = [request] + ([{**r, "limit": t} for r, t in ahead] if pid == self.pid else [])
-        sent = [queued for _, queued, _ in self._queue]
-        if sent != wanted[:len(sent)]:
+        wanted = [(message, limit)] + (list(ahead) if pid == self.pid else [])
+        if len(self._queue) > len(wanted) or any(queued != want for (_, queued, _), want in zip(self._queue, wanted)):
             # What was sent ahead is not what comes next (the budget ran short, say): the worker drops
             # whatever of it has not started, and late answers are skipped by their numbers.
             self._cancel()
@@ -576,10 +586,12 @@ class Worker:
         for following in wanted[len(self._queue):1 if leaked else None]:
             if not self._send(following, first=not self._queue):
                 break
-        number, _, _ = self._queue.popleft()
+        number, _, size = self._queue.popleft()
+        self._queued_bytes -= size
         # A cell is also held to its limit in wall time (less time waiting for a CPU), as a
         # top-level loop of forks spends it in the kernel, where the CPU timer sees little.
-        waited = _Watch(pid, limit, stall_after=limit if kind == "cell" else None)
+        waited = _Watch(functools.partial(self._counts.read, pid), limit,
+                        stall_after=limit if kind == "cell" else None)
         try:
             reply, stopped = self._await(number, kind, pid, waited)
         finally:
@@ -589,7 +601,7 @@ class Worker:
             self.charged += min(charge, limit)
         if reply is not None and reply.get("interrupted"):
             # The worker drops what was sent behind an interrupted request (worker._Channel).
-            self._queue.clear()
+            self._forget_queue()
             self._epoch += 1
         if leaked and not stopped and reply is not None and reply.get("interrupted"):
             # The interrupt the grader sent its predecessor may have landed in this request, which the
@@ -597,15 +609,17 @@ class Worker:
             return self._exchange(message, limit, pid, kind)
         return reply, stopped
 
-    def _send(self, request, first):
-        """Write one request (queued until its answer is awaited); False when it must wait its turn.
+    def _send(self, following, first):
+        """Write one request, (message, limit), queued until its answer is awaited; False when it must wait
+        its turn.
 
         Requests written and not yet answered are kept under _AHEAD_BYTES, so a write never blocks on a
         full pipe while the worker is busy (a worker that will not stop would block the grader too);
         only the first, which a waiting worker reads at once, may be larger."""
         number = self._sequence + 1
-        line = (json.dumps({**request, "id": number, "epoch": self._epoch}) + "\n").encode()
-        if not first and sum(size for _, _, size in self._queue) + len(line) > _AHEAD_BYTES:
+        message, limit = following
+        line = (json.dumps({**message, "limit": limit, "id": number, "epoch": self._epoch}) + "\n").encode()
+        if not first and self._queued_bytes + len(line) > _AHEAD_BYTES:
             return False
         try:
             self._write_line(line)
@@ -616,7 +630,8 @@ class Worker:
             # which request it was (a cell that ends the process is skipped, not the one asked for now).
             return False
         self._sequence = number
-        self._queue.append((number, request, len(line)))
+        self._queue.append((number, following, len(line)))
+        self._queued_bytes += len(line)
         return True
 
     def _cancel(self):
@@ -625,8 +640,12 @@ class Worker:
                 self._write_line((json.dumps({"op": "cancel", "epoch": self._epoch}) + "\n").encode())
             except OSError:
                 pass  # the worker has ended: nothing it was sent runs
-            self._queue.clear()
+            self._forget_queue()
             self._epoch += 1
+
+    def _forget_queue(self):
+        self._queue.clear()
+        self._queued_bytes = 0
 
     def _write_line(self, line):
         _write_all(self._requests, line)
@@ -701,6 +720,7 @@ class Worker:
             os.close(self._runner_fd)
         for fd in (self._requests, self._replies):
             os.close(fd)
+        self._counts.close()
         self.exit_status = self.sandbox._ended(self, want_status)
 
     def __enter__(self):
@@ -754,10 +774,11 @@ class _Watch:
     first check comes at the limit, and later ones every few milliseconds.
     """
 
-    def __init__(self, pid, limit, stall_after=None):
-        self.pid, self.limit = pid, limit
+    def __init__(self, usage, limit, stall_after=None):
+        """`usage()`: the process's (CPU seconds, seconds spent waiting for a CPU), or (None, None)."""
+        self.usage, self.limit = usage, limit
         self.started = time.monotonic()
-        self.first = _usage(pid)  # (CPU, queued seconds) when it started
+        self.first = usage()  # (CPU, queued seconds) when it started
         self.used = 0.0           # CPU seconds at the last check
         self.backstop = stall_after if stall_after is not None else limit * _STALL_FACTOR + _STALL_EXTRA
         self.extra = 0.0
@@ -773,7 +794,7 @@ class _Watch:
     def _counts(self):
         """(wall seconds, CPU seconds used, wall seconds not spent waiting for a CPU) so far."""
         elapsed = time.monotonic() - self.started
-        cpu, queued = _usage(self.pid)
+        cpu, queued = self.usage()
         cpu0, queued0 = self.first
         if cpu is None or cpu0 is None:
             return elapsed, None, elapsed
@@ -814,14 +835,35 @@ def folder_usage(folder, most):
     return size, count
 
 
-def _usage(pid):
-    """(CPU seconds, seconds spent waiting for a CPU) of a process, from the kernel; None if unknown."""
-    try:
-        with open(f"/proc/{pid}/schedstat", "rb") as handle:
-            run, wait, _ = handle.read().split()
-        return int(run) / 1e9, int(wait) / 1e9
-    except (OSError, ValueError):
-        return None, None
+class _Counts:
+    """(CPU seconds, seconds spent waiting for a CPU) of a worker or its runner, from the kernel.
+
+    Read twice per request, so each process's /proc/PID/schedstat stays open and
+    is read again from its start (a tenth of opening it each time).  An open file
+    names its process, not its number: once that process is gone, reads fail
+    (None, None) rather than count another that reused the number.
+    """
+
+    def __init__(self, worker):
+        self.worker = worker
+        self._files = {}  # pid -> open schedstat: the worker's, and its live runner's
+
+    def read(self, pid):
+        fd = self._files.get(pid)
+        try:
+            if fd is None:
+                for old in [p for p in self._files if p != self.worker]:
+                    os.close(self._files.pop(old))  # a runner that has been replaced
+                fd = self._files[pid] = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            run, wait, _ = os.pread(fd, 256, 0).split()
+            return int(run) / 1e9, int(wait) / 1e9
+        except (OSError, ValueError):
+            return None, None
+
+    def close(self):
+        for fd in self._files.values():
+            os.close(fd)
+        self._files.clear()
 
 
 def _child_of(parent, reported):
