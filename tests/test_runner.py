@@ -484,3 +484,22 @@ def test_a_worker_keeps_only_its_own_and_its_live_runners_counts_open():
     finally:
         worker.close()
     assert _counts_files_open() == before
+
+
+def test_a_call_whose_time_is_judged_is_sent_alone_even_when_timed_once(monkeypatch):
+    """A speed case (compare = "faster_than") without `repeat` is timed once, and its time is judged: sent ahead,
+    the worker could start it before the grader's clock does, and a slow answer would look fast.  It is written
+    only once every answer before it has been read, and nothing goes behind it."""
+    from autograder.engine import sandbox as engine
+    events = []
+    write, wait = engine.Worker._write_line, engine.Worker._await
+    monkeypatch.setattr(engine.Worker, "_write_line", lambda self, line: (
+        events.append(json.loads(line).get("function", "cell")), write(self, line))[1])
+    monkeypatch.setattr(engine.Worker, "_await", lambda self, *args: (events.append("answer"),
+                                                                       wait(self, *args))[1])
+    calls = [{**parse_call(text).encoded(), "repeat": 1, "timed": timed}
+             for text, timed in (("f(1)", False), ("g(2)", True), ("f(3)", False))]
+    outcome = runner.run(shared_sandbox(), 0, ["def f(y):\n    return y", "g = f"], calls, [2.0] * 3, 3.0, 60.0)
+    assert [c.value for c in outcome.calls] == [1, 2, 3]
+    timed = events.index("g")
+    assert events[:timed].count("answer") == 3 and events[timed + 1] == "answer"

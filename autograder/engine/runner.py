@@ -15,11 +15,13 @@ nothing else bounds the tries.  Outcomes are plain data; nothing here knows
 expected values.
 """
 
+import contextlib
 import statistics
 import time
 from dataclasses import dataclass, field
 
 from .sandbox import CaseCrashed, WorkerDied, WorkerTimeout, call_request, cell_request
+from .scheduling import promptly
 
 
 @dataclass
@@ -189,9 +191,16 @@ def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, s
 def _first_call(calls, timeouts, index, fork_runners, until):
     """(the call `index`, its limit) to send behind the last cell, or None: only a call the worker will
     answer itself (no case runner), timed once, and not in the audit (which may stop before it)."""
-    if fork_runners or until is not None or index >= len(calls) or calls[index].get("repeat", 1) != 1:
+    if fork_runners or until is not None or index >= len(calls) or timed_alone(calls[index]):
         return None
     return calls[index], timeouts[index]
+
+
+def timed_alone(call):
+    """Is the call's time judged (a speed case, "timed", or one timed more than once)?  Then it is never sent
+    ahead of its turn, nor anything behind it: the wall time measured here must be its own, from the
+    moment it is asked for to its answer."""
+    return call.get("repeat", 1) != 1 or call.get("timed") is True
 
 
 # Requests sent ahead of their turn at most (sandbox.Worker also keeps their bytes under a pipe's page).
@@ -205,10 +214,10 @@ def _next_calls(calls, timeouts, index, budget_after):
     own request), and each only while the budget left after every call before it has used its whole
     limit still gives it its full limit, so the limit sent ahead is the one it would have had anyway."""
     ahead = []
-    if calls[index].get("repeat", 1) != 1:
+    if timed_alone(calls[index]):
         return ahead
     for following in range(index + 1, min(len(calls), index + 1 + _MOST_AHEAD)):
-        if calls[following].get("repeat", 1) != 1 or budget_after <= timeouts[following]:
+        if timed_alone(calls[following]) or budget_after <= timeouts[following]:
             break
         ahead.append((calls[following], timeouts[following]))
         budget_after -= timeouts[following]
@@ -222,6 +231,12 @@ def _call(worker, call, timeout, spent, ahead=()):
     the clock in the notebook changes nothing.  A call with "repeat": k runs
     k times and keeps the fastest, for cases that judge speed.  `ahead`: see Worker.call.
     """
+    # A judged time is read the moment its answer comes, not when a busy core next frees up (scheduling.py).
+    with promptly() if timed_alone(call) else contextlib.nullcontext():
+        return _run_call(worker, call, timeout, spent, ahead)
+
+
+def _run_call(worker, call, timeout, spent, ahead):
     best, cpu = None, []
     for _ in range(call.get("repeat", 1)):
         started = time.perf_counter()

@@ -38,7 +38,7 @@ def _measure(assignment, cases, sandbox, slot):
     notebook = executable_reference(read_reference(assignment), assignment)
     cells = [c.source for c in notebook.cells
              if c.cell_type == "code" and not set(c.metadata.get("tags", [])) & set(assignment.skip_tags)]
-    calls = [{**parse_call(c.options["baseline"]).encoded(), "repeat": c.options.get("repeat", 1)}
+    calls = [{**parse_call(c.options["baseline"]).encoded(), "repeat": c.options.get("repeat", 1), "timed": True}
              for c in cases]
     timeouts = [10 * (c.timeout or assignment.case_timeout) for c in cases]
     outcome = runner.run(sandbox, slot, cells, calls, timeouts, assignment.cell_timeout, assignment.budget)
