@@ -1,10 +1,16 @@
 """The grader's threads never preempt a worker on waking, except while a judged time is measured."""
 
 import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
 import threading
 from types import SimpleNamespace
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.core.calls import parse_call
@@ -15,6 +21,7 @@ from autograder.engine.scheduling import defer_to_workers, promptly
 from autograder.grade import pool
 from autograder.grade.handin import SubmissionResult
 from autograder.intake.collect import Handin
+from conftest import ROOT
 
 
 def in_a_thread(function):
@@ -76,3 +83,43 @@ def test_a_judged_time_is_measured_by_a_thread_that_wakes_at_once(monkeypatch):
     outcome = in_a_thread(grade)
     assert [c.value for c in outcome.calls] == [1, 2]
     assert seen == {"f": os.SCHED_BATCH, "g": os.SCHED_OTHER}
+
+
+def test_where_the_kernel_refuses_threads_stay_as_they_were(monkeypatch):
+    def refuse(*args):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "sched_setscheduler", refuse)
+    assert not defer_to_workers()
+    with promptly():
+        assert os.sched_getscheduler(0) == os.SCHED_OTHER
+
+
+CHECK = ("import os; from autograder.engine.scheduling import defer_to_workers, promptly\n"
+         "made = defer_to_workers(); batch = os.sched_getscheduler(0)\n"
+         "with promptly():\n    prompt = os.sched_getscheduler(0)\n"
+         "print(made, batch == os.SCHED_BATCH, prompt == os.SCHED_OTHER, os.sched_getscheduler(0) == os.SCHED_BATCH)")
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition", ["ordinary-user", "no-cap-sys-admin", "sigint-ignored"])
+def test_the_policy_needs_no_privilege(condition):
+    """As an instructor's own user, in a container without CAP_SYS_ADMIN, or launched with SIGINT ignored."""
+    if os.geteuid() != 0:
+        pytest.skip("these conditions are set up from root (as CI runs)")
+    command, preexec = [sys.executable, "-c", CHECK], None
+    if condition == "ordinary-user":
+        user = os.environ.get("AUTOGRADER_TEST_USER")
+        if not user:
+            pytest.skip("set AUTOGRADER_TEST_USER (.ci/run creates one)")
+        entry = pwd.getpwnam(user)
+        command = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups", "--"] + command
+    elif condition == "no-cap-sys-admin":
+        if not shutil.which("capsh"):
+            pytest.skip("capsh is missing (apt-get install libcap2-bin)")
+        command = ["capsh", "--drop=cap_sys_admin", "--", "-c", 'exec "$@"', "check"] + command
+    else:
+        def preexec():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, preexec_fn=preexec, timeout=60)
+    assert done.stdout.split() == ["True"] * 4, done.stderr
