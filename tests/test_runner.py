@@ -447,8 +447,10 @@ def test_the_kernels_counts_are_read_from_the_process_not_from_its_number():
     try:
         cpu, waited = counts.read(child)
         assert cpu is not None and cpu >= 0 and waited >= 0
+    finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
+    try:
         assert counts.read(child) == (None, None)
     finally:
         counts.close()

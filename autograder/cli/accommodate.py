@@ -4,9 +4,9 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.course import load_course
+from ..core.listing import names
 from ..grade.refresh import refresh
 from ..roster.store import CourseRecords
-from .options import names
 from .output import JSON, emit_json, say
 
 

@@ -4,8 +4,9 @@ import sys
 
 import click
 
+from ..core.listing import names
 from ..feedback.pages import build_pages, write_feedback
-from .options import ASSIGNMENT, OUT, graded_assignment, names
+from .options import ASSIGNMENT, OUT, graded_assignment
 
 
 @click.command("feedback")

@@ -5,7 +5,7 @@ from pathlib import Path
 import click
 
 from ..core.course import load_course
-from .options import names
+from ..core.listing import names
 from .output import JSON, NORMAL, emit_json, say
 
 

@@ -6,7 +6,6 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.course import load_course
-from ..core.listing import names  # noqa: F401 - the verbs import it from here with the other shared options
 from ..gradebook.read import choose_assignment
 
 ASSIGNMENT = click.option("--assignment", "assignment_id", default=None,

@@ -6,12 +6,13 @@ from pathlib import Path
 import click
 
 from ..core.course import load_course
+from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..gradebook.read import FeedbackError, load_absent
 from ..release.classroom import release_classroom, write_manifest
 from ..release.lms import release_lms
 from ..release.students import release_students
-from .options import ASSIGNMENT, graded_assignment, names
+from .options import ASSIGNMENT, graded_assignment
 
 
 @click.command("release")

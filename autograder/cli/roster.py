@@ -8,9 +8,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..core.course import load_course
+from ..core.listing import names
 from ..roster.lms_files import read_roster
 from ..roster.store import CourseRecords
-from .options import names
 from .output import JSON, NORMAL, emit_json, say
 
 

@@ -333,7 +333,7 @@ class Sandbox:
                 else:
                     # Unanswered: the grader goes on (scores, the gradebook) while the slot's zygote sweeps.
                     # Where that means waiting for the worker to die (1-3 ms), the zygote hands the slot's
-                    # next worker over first, and sweeps before it makes another (zygote._sweep_when_dead).
+                    # next worker over first, and sweeps before it makes another (zygote._wait_for_request).
                     try:
                         link.socket.send(json.dumps({**sweep, "answer": False}).encode())
                     except OSError:
