@@ -45,7 +45,8 @@ class Notebook:
     cells: tuple
     assignment: str | None = None      # metadata.autograder.assignment, when the build wrote it
     language: str | None = None        # the kernel's language, when the notebook names one
-    notes: tuple = field(default=())   # what was decided in reading it, for people
+    notes: tuple = field(default=())   # what was decided in reading it, for people ("handed in: ...")
+    uses_colab: bool = False           # a cell imports google.colab (a stand-in when graded)
 
 
 def read_cells(path):

@@ -11,7 +11,13 @@ import os
 import stat
 from pathlib import Path
 
+from ..core.errors import AutograderError
+
 MAX_FILE_BYTES = 50 * 1024 * 1024     # the same as a zip entry's limit
+
+
+class IntakeError(AutograderError):
+    """A path given on the command line cannot be used at all."""
 
 
 class UnsafeFile(Exception):

@@ -11,6 +11,7 @@ time of the download, which says nothing about when a student handed in.
 """
 
 import hashlib
+import os
 import shutil
 import stat
 import struct
@@ -186,6 +187,20 @@ def _mend(data):
             out += data[index:index + error.start] + b"_" * (error.end - error.start)
             index += error.end
     return bytes(out)
+
+
+def display(text):
+    """A file system name as people read it: bytes that are not UTF-8 read as Latin-1, then made printable."""
+    text = str(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:          # undecodable bytes, kept by Python as lone surrogates
+        raw = os.fsencode(text)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+    return printable(text)
 
 
 def printable(text, limit=300):
