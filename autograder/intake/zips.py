@@ -6,7 +6,7 @@ still gets a row.  An entry name is data: control characters become `_`,
 a component too long for the file system is shortened (with a hash, so two
 long names stay two files), and a name that says it is UTF-8 but is not is
 repaired in a private copy of the archive instead of making the whole zip
-unreadable.  Entry times are not kept: an LMS writes every entry with the
+unreadable.  Only `/` separates folders: a backslash is part of a name.  Entry times are not kept: an LMS writes every entry with the
 time of the download, which says nothing about when a student handed in.
 """
 
@@ -82,7 +82,7 @@ def unpack(archive, target, scratch):
                 destination.unlink(missing_ok=True)
                 continue
             files[relative] = shown
-            if relative != shown.replace("\\", "/"):
+            if relative != shown:
                 renamed[relative] = shown
     return Unpacked(files, refused, renamed)
 
@@ -214,7 +214,9 @@ def _unprintable(char):
 
 
 def _problem(entry, shown):
-    path = PurePosixPath(entry.filename.replace("\\", "/"))
+    # Only `/` separates folders in a zip (APPNOTE 4.4.17): a backslash is a character of the name, so
+    # `x_502_assignsubmission_file_\n-queens.ipynb` is one file at the top, never a folder a classmate's id names.
+    path = PurePosixPath(entry.filename)
     if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
         return ("unsafe-path", f"the zip entry {shown!r} points outside the archive; it was not unpacked")
     if stat.S_ISLNK(entry.external_attr >> 16):
@@ -227,7 +229,7 @@ def _problem(entry, shown):
 
 def _disk_path(name, taken):
     """Where an entry goes under the target: each component printable and short enough; None if too deep."""
-    parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".")]
+    parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
     if not parts or len(parts) > MAX_DEPTH:
         return None
     parts = [_component(p) for p in parts]
