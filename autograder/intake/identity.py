@@ -8,7 +8,7 @@ two students with the same name never share a row:
   Moodle      `moodle:<participant id>`     folder `Jane Doe_501_assignsubmission_file_/`
   Gradescope  `gradescope:<sid>`, else `gradescope:<email>`, else the name (submission_metadata.yml)
   Blackboard  `blackboard:<username>`       file `<assignment>_<username>_attempt_<stamp>_<file>` and receipt
-  D2L         `d2l:<First Last>`            file `<submission>-<file id> - <First Last> - <date> - <file>`
+  D2L         `d2l:name:<First Last>`       file `<submission>-<file id> - <First Last> - <date> - <file>`
   Drive       `drive:<Name>`                Classroom's per-student copy `<Name> - <template>` in a folder download
   Teams       `teams:<Name>`                folder `Submitted files/<Name>/<assignment>/`
 
@@ -172,7 +172,7 @@ def d2l_name(name):
 
 
 def d2l_identity(name):
-    return Identity(f"d2l:{name}", name, "d2l")
+    return Identity(f"d2l:name:{name}", name, "d2l")
 
 
 def drive_identity(name):
