@@ -186,7 +186,15 @@ class _Walk(Downloads):
 
     @staticmethod
     def skipped(path):
-        return path.name in SKIPPED_PARTS or path.name.startswith(".")
+        """Not a hand-in: macOS's and tools' own files, and hidden ones, but never a name an LMS wrote (a
+        Moodle student whose full name is `.` has `._701_assignsubmission_file/`): names decide no grade."""
+        if path.name in SKIPPED_PARTS:
+            return True
+        if not path.name.startswith("."):
+            return False
+        lms_named = identity.moodle_folder(path.name) or identity.moodle_file(path.name) or \
+            identity.canvas_file(path.name) or identity.blackboard_name(path.name) or identity.d2l_name(path.name)
+        return not lms_named or _apple_double(path)
 
     @staticmethod
     def source(label, relative):
@@ -409,9 +417,7 @@ class _Walk(Downloads):
             return
         target, unpacked = done
         for entry in unpacked.refused:
-            top = entry.name.lstrip("/").split("/")[0]
-            who = owner or identity.moodle_folder(top) or identity.file_identity(entry.name.split("/")[-1])
-            self.add(_refused(who, f"{label}:{entry.name}", entry))
+            self.add(_refused(owner or _entry_owner(entry.name), f"{label}:{entry.name}", entry))
         if owner is None and self.download(target, label, PurePosixPath(label).name):   # only an LMS's names others
             return
         self.zip_contents(target, label, owner, zip_owner)
@@ -428,7 +434,7 @@ class _Walk(Downloads):
         target, unpacked = done
         for entry in unpacked.refused:
             self.add(_refused(who, f"{label}:{entry.name}", entry, submitted_at, time_source))
-        inside = f"{NOTE}its notebook came in a zip, {PurePosixPath(label).name}"
+        inside = f"{NOTE}its notebook came in a zip, {PurePosixPath(label.rsplit(':', 1)[-1]).name}"
         for path in _files_in(target):
             relative = display(path.relative_to(target).as_posix())
             self.owned(path, relative, who, label, group, submitted_at, time_source, notes=(*notes, inside),
@@ -621,6 +627,27 @@ class _Walk(Downloads):
                       f"each is keyed by its whole repository name (Classroom names a clone <assignment>-<user>, "
                       "and both may hold a `-`): import the Classroom roster (`autograder roster import`) to match "
                       "them by GitHub username, or give --classroom-prefix")
+
+
+def _entry_owner(name):
+    """Whose a zip entry that was not unpacked is, by the names an LMS writes (its row says why)."""
+    top, last = name.lstrip("/").split("/")[0], name.split("/")[-1]
+    blackboard = identity.blackboard_name(last)
+    d2l = identity.d2l_name(top)
+    if blackboard:
+        return identity.blackboard_identity(blackboard[0].rsplit("_", 1)[-1])
+    if d2l:
+        return identity.d2l_identity(d2l[1])
+    return identity.moodle_folder(top) or identity.file_identity(last)
+
+
+def _apple_double(path):
+    """A macOS resource fork (`._name`): AppleDouble's magic number opens it."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"\x00\x05\x16\x07"
+    except OSError:
+        return False
 
 
 def _companion_ok(found, intake):

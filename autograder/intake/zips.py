@@ -12,6 +12,7 @@ time of the download, which says nothing about when a student handed in.
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import struct
@@ -217,7 +218,8 @@ def _problem(entry, shown):
     # Only `/` separates folders in a zip (APPNOTE 4.4.17): a backslash is a character of the name, so
     # `x_502_assignsubmission_file_\n-queens.ipynb` is one file at the top, never a folder a classmate's id names.
     path = PurePosixPath(entry.filename)
-    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+    # `C:...` names a Windows drive; any other `:` is a character of the name.
+    if path.is_absolute() or ".." in path.parts or (path.parts and re.match(r"^[A-Za-z]:", path.parts[0])):
         return ("unsafe-path", f"the zip entry {shown!r} points outside the archive; it was not unpacked")
     if stat.S_ISLNK(entry.external_attr >> 16):
         return ("unsafe-path", f"the zip entry {shown!r} is a symbolic link; it was not unpacked")
