@@ -49,20 +49,17 @@ def canvas(tmp):
     return path, len(CLASS)
 
 
-def moodle(tmp):
-    path = tmp / "CS101-N-Queens-42.zip"
+def moodle(tmp, flat=False):
+    """Moodle's download, with "Download submissions in folders" (the default) or without (`flat`)."""
+    path = tmp / f"CS101-N-Queens-42{'-flat' if flat else ''}.zip"
     with zipfile.ZipFile(path, "w") as bundle:
         for number, (name, _, notebook) in enumerate(CLASS):
-            add(bundle, f"{name}_{501 + number}_assignsubmission_file/n-queens.ipynb", notebook)
+            add(bundle, f"{name}_{501 + number}_assignsubmission_file{'_' if flat else '/'}n-queens.ipynb", notebook)
     return path, len(CLASS)
 
 
 def moodle_flat(tmp):
-    path = tmp / "CS101-N-Queens-42-flat.zip"
-    with zipfile.ZipFile(path, "w") as bundle:
-        for number, (name, _, notebook) in enumerate(CLASS):
-            add(bundle, f"{name}_{501 + number}_assignsubmission_file_n-queens.ipynb", notebook)
-    return path, len(CLASS)
+    return moodle(tmp, flat=True)
 
 
 GRADESCOPE_METADATA = "".join(

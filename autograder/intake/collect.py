@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from . import assemble, commits, files, identity, zips
 from .assemble import NOTE, Found
 from .cells import SubmissionError, parse
-from .downloads import GRADESCOPE_METADATA, Downloads
+from .downloads import GRADESCOPE_METADATA, Downloads, iso
 from .files import IntakeError, UnsafeFile
 from .zips import display
 
@@ -281,12 +281,12 @@ class _Walk(Downloads):
         return True
 
     def is_repository(self, folder):
-        return _real_dir(folder / ".git") or folder.name.startswith(self.prefix)
+        return files.real_dir(folder / ".git") or folder.name.startswith(self.prefix)
 
     def is_submissions_folder(self, folder):
         """`gh classroom clone student-repos`' `<slug>-submissions/`: not a clone itself, clones inside."""
-        return (folder.name.endswith("-submissions") and not _real_dir(folder / ".git")
-                and any(kind == "dir" and _real_dir(child / ".git") for child, kind in files.entries(folder)))
+        return (folder.name.endswith("-submissions") and not files.real_dir(folder / ".git")
+                and any(kind == "dir" and files.real_dir(child / ".git") for child, kind in files.entries(folder)))
 
     def classroom_submissions(self, folder):
         """`gh classroom clone student-repos` wrote `<slug>-submissions/<slug>-<user>/`: the slug names them."""
@@ -701,21 +701,6 @@ def _source(label, relative):
     return f"{label}:{relative}" if label else relative
 
 
-def _regular(path):
-    try:
-        files.checked(path)
-        return True
-    except UnsafeFile:
-        return False
-
-
-def _real_dir(path):
-    try:
-        return os.path.isdir(path) and not os.path.islink(path)
-    except OSError:
-        return False
-
-
 def _files_in(folder, links=False, depth=0):
     """Files under `folder` (no link to a folder followed, no deeper than MAX_DEPTH); links to files too
     when `links`."""
@@ -736,15 +721,8 @@ def _notebooks_in(repo):
     return [p for p in _files_in(repo, links=True) if p.suffix.lower() == ".ipynb"]
 
 
-def _iso(moment):
-    """ISO 8601; a time with a zone is given in UTC, a time without one is kept as it is."""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc)
-    return moment.isoformat()
-
-
 def _mtime(path):
     try:
-        return _iso(datetime.fromtimestamp(os.stat(path).st_mtime, tz=timezone.utc).replace(microsecond=0))
+        return iso(datetime.fromtimestamp(os.stat(path).st_mtime, tz=timezone.utc).replace(microsecond=0))
     except OSError:
         return None

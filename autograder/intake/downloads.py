@@ -68,11 +68,11 @@ class Downloads:
     def gradescope_folder(self, root, entries):
         """The folder holding submission_metadata.yml: `root`, or the export's one folder inside it (Gradescope's
         zip holds `assignment_<id>_export/`, as gradescopeapi's export reader opens it)."""
-        if _regular(root / GRADESCOPE_METADATA):
+        if files.regular(root / GRADESCOPE_METADATA):
             return root
         folders = [c for c, k in entries if k == "dir"]
         if len(folders) == 1 and not [c for c, k in entries if k == "file"] \
-                and _regular(folders[0] / GRADESCOPE_METADATA):
+                and files.regular(folders[0] / GRADESCOPE_METADATA):
             return folders[0]
         return None
 
@@ -93,9 +93,9 @@ class Downloads:
             people = [_gradescope_identity(s) for s in entry.get(":submitters") or [] if isinstance(s, dict)]
             people = [p for p in people if p] or [identity.Identity(f"gradescope:{shown}", shown, "gradescope")]
             created = entry.get(":created_at")
-            submitted_at = _iso(created) if isinstance(created, datetime) else (str(created)[:40] if created else None)
+            submitted_at = iso(created) if isinstance(created, datetime) else (str(created)[:40] if created else None)
             submission = folder / str(key)
-            inside = bool(_SAFE_KEY.match(str(key))) and str(key) not in (".", "..") and _real_dir(submission)
+            inside = bool(_SAFE_KEY.match(str(key))) and str(key) not in (".", "..") and files.real_dir(submission)
             if inside:
                 listed.add(submission.name)
             relative = display(submission.relative_to(root).as_posix()) if inside else shown
@@ -369,22 +369,7 @@ def _read_or_empty(path, limit):
         return b""
 
 
-def _regular(path):
-    try:
-        files.checked(path)
-        return True
-    except UnsafeFile:
-        return False
-
-
-def _real_dir(path):
-    try:
-        return path.is_dir() and not path.is_symlink()
-    except OSError:
-        return False
-
-
-def _iso(moment):
+def iso(moment):
     """ISO 8601; a time with a zone is given in UTC, a time without one is kept as it is."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc)
