@@ -33,9 +33,10 @@ def safe_cell(value):
     return value
 
 
-def csv_text(header, rows):
+def csv_text(header, rows, quote_all=False):
+    """`quote_all`: every field inside quotes (Blackboard's upload asks it of a comma-separated file)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
     writer.writerow(header)
     writer.writerows([safe_cell(cell) for cell in row] for row in rows)
     return buffer.getvalue()

@@ -53,7 +53,7 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
             records.close()
     done = CourseGradebook(book)
     columns, done.problems = canvas_columns(course, book, seen)
-    imports = import_files(book, columns, points_possible)
+    imports = import_files(book, columns, points_possible, seen)
     done.problems += imports.problems
     done.notes += imports.notes
     outputs = dict(course_grade_files(book))

@@ -5,6 +5,8 @@ TARGET gets:
   <assignment>-feedback.zip  the same files, for an LMS's bulk feedback upload
   canvas_grades.csv        Canvas gradebook import (Grades → Import)
   gradescope_grades.csv    Name,SID,Email,Total Score,Max Points,Status,handed_in_at,late
+  blackboard_grades.csv    Blackboard's Work Offline upload (release/blackboard.py): students keyed by username
+  d2l_grades.csv           D2L's grade import (release/d2l.py): students keyed by Username or OrgDefinedId
   lateness.csv             Student,ID,handed_in_at,late,penalty,late_note: when each hand-in came, and what
                            lateness cost (Canvas makes a new assignment of any column it does not know,
                            so canvas_grades.csv keeps to its import columns and lateness goes here)
@@ -44,6 +46,7 @@ from pathlib import Path
 
 from ..core.csv_cells import Number, csv_text
 from ..gradebook.store import late_word
+from . import blackboard, d2l
 from .names import canvas_prefix, canvas_user_id, moodle_folder
 from ..feedback.write import digest, write_if_changed, zip_bytes
 
@@ -134,6 +137,8 @@ def release_lms(assignment, pages, target, column=None, absent=()):
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
     outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title, missing)
     outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages, missing)
+    outputs[blackboard.RELEASE_FILE] = blackboard.release_file(pages.pages, column, assignment.title, missing)
+    outputs[d2l.RELEASE_FILE] = d2l.release_file(pages.pages, column, assignment, missing)
     outputs["lateness.csv"] = lateness_csv(pages.pages)
     outputs["adjustments.csv"] = adjustments_csv(pages.pages, missing)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},
