@@ -70,7 +70,7 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
 def _scored(assignment, expected, outcome, yardsticks, settings):
     results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
                for case, result in zip(assignment.cases, outcome.calls)]
-    return _with_reference_times(results, settings.reference_seconds)
+    return _with_reference_times(scoring.apply_requirements(assignment.cases, results), settings.reference_seconds)
 
 
 def _with_reference_times(results, reference):
