@@ -123,7 +123,7 @@ def test_two_hand_ins_the_newest_counts_and_both_are_recorded(tmp_path):
     assert rows["canvas:1"]["score"] == "5" and rows["canvas:1"]["handins"] == "2"
     db = sqlite3.connect(tmp_path / "out" / "gradebook.db")
     recorded = db.execute("SELECT score, counted FROM submissions WHERE name = 'zoe' ORDER BY score").fetchall()
-    assert recorded == [(1.45, 0), (5.0, 1)]
+    assert recorded == [(0.0, 0), (5.0, 1)]
 
 
 def test_a_student_pattern_overrides_the_name_rules(tmp_path):
