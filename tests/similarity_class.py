@@ -179,10 +179,10 @@ def make_class(folder, count=200, seed=33):
                    renamed_from.extra.replace("print(", "print( "))
     nbformat.write(notebook_of(copy), folder / f"{copy.name}.ipynb")
     plants.append(Plant(copy.name, renamed_from.name, "renamed"))
-    # A copy with its cells in another order: is_solved first, then get_n, then board2str, its try on top.
+    # A copy with its code cells in another order: is_solved first, then get_n, then board2str.
     copy = Student(f"s{count + 2:03d}", reordered_from.choices, reordered_from.names, reordered_from.comments,
                    reordered_from.extra)
-    order = (["my-tries"] if copy.extra else []) + ["is-solved", "get-n", "board2str"]
+    order = ["is-solved", "get-n", "board2str"]
     nbformat.write(notebook_of(copy, order=order), folder / f"{copy.name}.ipynb")
     plants.append(Plant(copy.name, reordered_from.name, "reordered"))
     # Its own get_n and board2str, another's is_solved (renamed).

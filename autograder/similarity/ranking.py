@@ -16,8 +16,8 @@ A pair's share of code in common, seen from each side, is the weight of the
 fingerprints both hold over the weight of all that side holds; the pair is
 ranked by the mean of the two (JPlag's default "average similarity"), so a
 hand-in that is a copy of half of another ranks by both halves.  All pairs
-at once are one matrix product (float32, the fingerprints in chunks), so a
-class of 1,000 (499,500 pairs) takes seconds.
+at once are one matrix product (the fingerprints in chunks), so a class of
+1,000 (499,500 pairs) takes seconds.
 """
 
 import math
@@ -79,12 +79,12 @@ def _shared_weights(sets, weight):
     for start in range(0, len(common), CHUNK):
         block = common[start:start + CHUNK]
         column = {h: k for k, h in enumerate(block)}
-        present = np.zeros((n, len(block)), dtype=np.float32)
+        present = np.zeros((n, len(block)), dtype=np.float64)
         for i, s in enumerate(sets):
             hits = [column[h] for h in s if h in column]
             present[i, hits] = 1.0
-        scaled = present * np.sqrt(np.array([weight[h] for h in block], dtype=np.float32))
-        shared += (scaled @ scaled.T).astype(np.float64)
+        scaled = present * np.sqrt(np.array([weight[h] for h in block], dtype=np.float64))
+        shared += scaled @ scaled.T
     return shared
 
 
