@@ -233,3 +233,25 @@ def test_nothing_from_it_reaches_a_student_page_or_an_lms_file(tmp_path):
         data = path.read_bytes()
         assert b"in common" not in data and b"similarity" not in data.lower(), path
     assert not list((tmp_path / "release").rglob("similarity*"))
+
+
+def test_a_hand_in_with_nothing_in_common_is_listed_not_left_out(nqueens):
+    from autograder.similarity.documents import Document
+    from autograder.similarity.fingerprints import fingerprint
+    from autograder.similarity.ranking import rank_pairs
+    from autograder.similarity.report import SimilarityResult, page_context
+
+    texts = {"ann": "total = sum(value * 3 for value in range(50))\nprint(total, total // 7)",
+             "ben": "total = sum(value * 3 for value in range(50))\nprint(total, total // 7)",
+             "cy": "while True:\n    break\nelse:\n    raise SystemExit('never here at all, really')"}
+    documents = []
+    for key, text in texts.items():
+        document = Document(key, key, "class")
+        document.pieces = [fingerprint("cell", "1", text)]
+        documents.append(document)
+    weight = weights(documents)
+    pairs = rank_pairs(documents, weight, lambda i, j: True)
+    result = SimilarityResult(nqueens, documents, pairs, [], 0.8, len(pairs), weight)
+    data = result.data()
+    assert [n["who"] for n in data["nearest"]] == ["ann", "ben"] and data["alone"] == [{"who": "cy", "label": "cy"}]
+    assert [row["label"] for row in page_context(result, "course", "80%")["alone"]] == ["cy"]

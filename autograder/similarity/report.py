@@ -45,6 +45,10 @@ class SimilarityResult:
             "pairs": [self._pair(p, detail=True) for p in self.pairs[:self.shown]],
             "nearest": [{"who": docs[i].key, "label": docs[i].label, **self._pair(p, detail=False)}
                         for i, p in self.nearest()],
+            # Compared, and in common with nobody: listed, never left out.
+            "alone": [{"who": d.key, "label": d.label} for i, d in enumerate(docs)
+                      if d.origin == "class" and d.pieces and i not in dict(self.nearest())],
+            "notes": [{"who": d.key, "label": d.label, "note": d.note} for d in docs if d.pieces and d.note],
             "clusters": [[docs[i].key for i in group] for group in self.groups],
         }
 
@@ -124,7 +128,8 @@ def page_context(result, course_name, threshold_text):
                 nearest=[dict(n, percent=_percent(n["similarity"]),
                               other=n["b_label"] if n["who"] == n["a"] else n["a_label"]) for n in data["nearest"]],
                 clusters=[[labels[k] for k in group] for group in data["clusters"]],
-                not_compared=data["not_compared"], lookup=lookup_data(result), lookup_max=LOOKUP_MAX)
+                not_compared=data["not_compared"], alone=data["alone"], notes=data["notes"],
+                lookup=lookup_data(result), lookup_max=LOOKUP_MAX)
 
 
 def write_page(result, path, course_name):
