@@ -123,7 +123,7 @@ def test_grade_takes_the_rules_terms_for_one_run(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     with open(out / "grades.csv", newline="") as handle:
         ivan = next(csv.DictReader(handle))
-    assert (ivan["score"], ivan["status"]) == ("2.15", "timeout")
+    assert (ivan["score"], ivan["status"]) == ("0.95", "timeout")
     import sqlite3
 
     with sqlite3.connect(out / "gradebook.db") as db:
