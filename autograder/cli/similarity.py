@@ -5,7 +5,6 @@ from pathlib import Path
 
 import click
 
-from ..core.course import load_course
 from ..similarity import DEFAULT_THRESHOLD, DEFAULT_TOP, compare_class, write_page
 from .options import ASSIGNMENT, OUT, graded_assignment
 
@@ -29,7 +28,7 @@ def similarity_command(course_root, assignment_id, out_dir, against, threshold, 
     if as_json:
         click.echo(json.dumps(result.data(), indent=1))
         return
-    path = write_page(result, out_dir / "similarity.html", load_course(course_root).name)
+    path = write_page(result, out_dir / "similarity.html", course.name)
     above = sum(1 for p in result.pairs if p.similarity >= threshold)
     compared = sum(1 for d in result.documents if d.pieces)
     click.echo(f"compared {compared} of {len(result.documents)} hand-ins: {len(result.pairs)} pair(s) with code "

@@ -129,7 +129,7 @@ def page_context(result, course_name, threshold_text):
                               other=n["b_label"] if n["who"] == n["a"] else n["a_label"]) for n in data["nearest"]],
                 clusters=[[labels[k] for k in group] for group in data["clusters"]],
                 not_compared=data["not_compared"], alone=data["alone"], notes=data["notes"],
-                lookup=lookup_data(result), lookup_max=LOOKUP_MAX)
+                lookup=lookup_data(result))
 
 
 def write_page(result, path, course_name):
