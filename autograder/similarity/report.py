@@ -6,6 +6,7 @@ for the teaching team; nothing from it reaches a feedback page, an LMS file
 or the student bundle (no later stage imports this one: tests/test_layout.py).
 """
 
+import os
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -133,8 +134,11 @@ def page_context(result, course_name, threshold_text):
 
 
 def write_page(result, path, course_name):
+    """Write the page whole or not at all: a Ctrl-C midway leaves the previous page as it was."""
     text = render("similarity.html.j2", **page_context(result, course_name, _percent(result.threshold)))
-    path.write_text(text, encoding="utf-8")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
     return path
 
 
