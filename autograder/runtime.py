@@ -213,6 +213,22 @@ def too_slow_message(seconds, baseline_seconds, options):
             f"times faster than {options['baseline']}, which took {baseline_seconds:.3g} s")
 
 
+def withheld_message(missing):
+    """The message of a right answer that earns nothing because checks it requires did not pass.
+
+    `missing` names those checks (a public call, or a hidden check's description).  The
+    grader (grade/scoring.py), the notebook's check cells and every page use these words.
+    """
+    names = " and ".join(missing)
+    return (f"withheld: right answer, but this check counts only when {names} "
+            f"{'also passes' if len(missing) == 1 else 'also pass'}, so that an answer that never "
+            "changes earns nothing")
+
+
+def is_withheld(message):
+    return (message or "").startswith("withheld:")
+
+
 def fix_first(function):
     """The hint of a check whose failure comes from `function`, which it calls and which fails its own checks."""
     return f"This check calls `{function}`, which fails its own checks: fix `{function}` first."
@@ -326,60 +342,90 @@ def run_checks(cases, namespace=None, uses=()):
 
     `cases` is a list of dicts with keys call, expected (plain), points, hint
     and optionally compare / options / limit (the grader's time limit in seconds:
-    a case that takes longer here is told so, as it would time out there).  `uses` names the tested functions the
-    checked one calls, most basic first: when one of them failed its own
-    check cell, a failing case points there instead of giving its hint.
+    a case that takes longer here is told so, as it would time out there) / requires
+    (the checks that must pass too for this one to count: the call of another case of
+    this cell, or a dict with call, expected and optionally compare / options).  `uses`
+    names the tested functions the checked one calls, most basic first: when one of them
+    failed its own check cell, a failing case points there instead of giving its hint.
     Nothing here raises.  The words are the grader's own (explain_difference,
-    too_slow_message, fix_first), so the feedback page and this cell tell the
+    too_slow_message, withheld_message, fix_first), so the feedback page and this cell tell the
     same story.
     """
     namespace = namespace if namespace is not None else _sys._getframe(1).f_globals
     earned = total = 0.0
     cause = next((f for f in uses if f in _CHECKED and _CHECKED[f][0] < _CHECKED[f][1]), None)
-    for case in cases:
+    judged = [_judge(case, namespace, uses) for case in cases]
+    verdicts = {case["call"]: result["passed"] for case, result in zip(cases, judged)}
+    for case, result in zip(cases, judged):
         total += case["points"]
-        how, options = case.get("compare", "equal"), case.get("options") or {}
-        received, error, slow, timing, seconds, raiser = None, None, None, "", 0.0, None
-        try:
-            received, seconds = best_time(lambda: to_plain(eval(case["call"], namespace)),  # noqa: S307
-                                          options.get("repeat", 1))
-            if how == "faster_than":
-                _, baseline = best_time(lambda: eval(options["baseline"], namespace),  # noqa: S307
-                                        options.get("repeat", 1))
-                timing = f"{seconds:.3g} s (the baseline {options['baseline']}: {baseline:.3g} s)"
-                if compare(case["expected"], received, how, options) and not timed_well(seconds, baseline,
-                                                                                         options):
-                    slow = too_slow_message(seconds, baseline, options)
-        except Exception as exc:  # noqa: BLE001 - a check reports, it does not raise
-            error = f"{type(exc).__name__}: {exc}"
-            raiser = raised_in(exc, uses)
-            if raiser:
-                error += f"\n(raised in `{raiser}`, which this check calls)"
-        passed = error is None and slow is None and compare(case["expected"], received, how, options)
-        earned += case["points"] if passed else 0
-        verdict = "✓ pass" if passed else "✗ TOO SLOW" if slow else "✗ FAIL"
+        passed, error, slow, received, seconds = (result[k] for k in ("passed", "error", "slow", "received",
+                                                                        "seconds"))
+        missing = [r if isinstance(r, str) else r["call"] for r in case.get("requires", ())
+                   if not _required_passes(r, namespace, verdicts)]
+        withheld = withheld_message(missing) if passed and missing else None
+        earned += case["points"] if passed and not withheld else 0
+        verdict = "✓ pass" if passed and not withheld else "✗ WITHHELD" if withheld else "✗ TOO SLOW" if slow \
+            else "✗ FAIL"
         print(f"{verdict}  {case['call']}   ({case['points']:g} pt)")
-        if slow:
-            print(f"    {slow}")
+        if slow or withheld:
+            print(f"    {slow or withheld}")
         else:
             print(f"    expected: {_indent(show(case['expected']))}")
             print(f"    received: {_indent(error or show(received))}")
             if not passed and error is None:
                 why = explain_difference(case["expected"], received)
                 print("    why:      " + why.replace("\n", "\n              "))
-        if timing and passed:
-            print(f"    time: {timing}")
+        if result["timing"] and passed:
+            print(f"    time: {result['timing']}")
         if case.get("limit") and error is None and seconds > case["limit"]:
             print(f"    time: {seconds:.3g} s here, over the grader's limit of {case['limit']:g} s for this case: "
                   "the grader would stop it (its limit counts CPU time; the reference takes far less)")
         # A function not written yet is its own problem, whatever it calls (as on the feedback page),
         # unless the error came out of one of the functions it calls.
-        blame = raiser or (cause if cause and not (error or "").startswith("NotImplementedError") else None)
+        blame = result["raiser"] or (cause if cause and not (error or "").startswith("NotImplementedError")
+                                     else None)
         if not passed and (blame or case.get("hint")):
             print(f"    hint: {fix_first(blame) if blame else case['hint']}")
     function = cases[0]["call"].split("(")[0] if cases else ""
     _CHECKED[function] = (earned, total)
     print(f"{earned:g} / {total:g} points from these public checks")
+
+
+def _judge(case, namespace, uses):
+    """Run one case: whether it passed, and what its verdict lines need."""
+    how, options = case.get("compare", "equal"), case.get("options") or {}
+    received, error, slow, timing, seconds, raiser = None, None, None, "", 0.0, None
+    try:
+        received, seconds = best_time(lambda: to_plain(eval(case["call"], namespace)),  # noqa: S307
+                                      options.get("repeat", 1))
+        if how == "faster_than":
+            _, baseline = best_time(lambda: eval(options["baseline"], namespace),  # noqa: S307
+                                    options.get("repeat", 1))
+            timing = f"{seconds:.3g} s (the baseline {options['baseline']}: {baseline:.3g} s)"
+            if compare(case["expected"], received, how, options) and not timed_well(seconds, baseline, options):
+                slow = too_slow_message(seconds, baseline, options)
+    except Exception as exc:  # noqa: BLE001 - a check reports, it does not raise
+        error = f"{type(exc).__name__}: {exc}"
+        raiser = raised_in(exc, uses)
+        if raiser:
+            error += f"\n(raised in `{raiser}`, which this check calls)"
+    passed = error is None and slow is None and compare(case["expected"], received, how, options)
+    return dict(passed=passed, error=error, slow=slow, timing=timing, seconds=seconds, raiser=raiser,
+                received=received)
+
+
+def _required_passes(required, namespace, verdicts):
+    """Does a required check pass?  A call of this cell has its verdict; another is judged by its value
+    (a required check is never a speed case)."""
+    call = required if isinstance(required, str) else required["call"]
+    if call not in verdicts:
+        try:
+            received = to_plain(eval(call, namespace))  # noqa: S307
+            verdicts[call] = compare(required["expected"], received, required.get("compare", "equal"),
+                                     required.get("options"))
+        except Exception:  # noqa: BLE001 - a check reports, it does not raise
+            verdicts[call] = False
+    return verdicts[call]
 
 
 def check_total(public, hidden_points=0.0):

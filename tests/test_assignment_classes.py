@@ -172,7 +172,8 @@ def test_a_check_cell_follows_each_tested_function(assignment, student):
                      if c.cell_type == "code" and re.search(rf"^def {function}\(", c.source, re.M))
         check = student.cells[index + 1]
         assert "public-check" in tags(check)
-        calls = re.findall(r'"call": \'([^\']*)\'', check.source)
+        # The cases' own calls (a check it requires is written inline, {"call": ...}, after "requires")
+        calls = re.findall(r'^        "call": \'([^\']*)\'', check.source, re.M)
         assert calls == [c.call.text for c in assignment.public_cases if c.function == function]
 
 
@@ -234,7 +235,8 @@ def test_rubric_sheet_lists_public_cases_hidden_row_and_total(rubric, assignment
     rows = list(rubric[assignment.id[:31]].iter_rows(values_only=True))
     end = [r[0] for r in rows].index("Total")        # a deadline adds rows after the total
     header, body, hidden, total = rows[0], rows[1:end - 1], rows[end - 1], rows[end]
-    assert header == ("Function", "Arguments", "Expected value", "Points", "Time limit (s)")
+    assert header == ("Function", "Arguments", "Expected value", "Points", "Time limit (s)",
+                      "Counts only when these pass")
     public = assignment.public_cases
     # Each public case's limit on the building machine (limits.py), from the recorded timing.
     limit_of = dict(zip((c.name for c in assignment.cases),

@@ -47,6 +47,25 @@ hidden = true
 description = "is_even on an odd number"
 '''
 
+# A yes-or-no function needs a public "no" too, for its cases to require a yes and a no.
+BALANCED = '''
+mutation_floor = 0.95
+title = "Squares"
+
+[requires]
+is_even = ["is_even(4)", "is_even(5)"]
+
+[[case]]
+call = "square(3)"
+points = 2.5
+[[case]]
+call = "is_even(4)"
+points = 1.5
+[[case]]
+call = "is_even(5)"
+points = 0.5
+''' + STRONG_HIDDEN
+
 
 def course_with(root, cases, exit_code=0):
     make_course(root, [cell(new_code_cell, "square", SQUARE), cell(new_code_cell, "is-even", IS_EVEN)], cases)
@@ -78,12 +97,14 @@ def test_a_weak_case_table_is_flagged(weak):
     _, result = weak
     one_input = {f.function for f in result.findings if f.kind == "one-input"}
     assert one_input == {"square", "is_even"}
-    # square(3) is 9 and is_even(4) True: no constant stub (False, 0, '', None, []) passes either.
-    assert not [f for f in result.findings if f.kind in ("stub-passes", "constant-expected")]
+    # square(3) is 9: no constant answer passes it.  is_even(4) is True: `return True` does.
+    flagged = {(f.kind, f.function) for f in result.findings if f.kind in ("stub-passes", "constant-expected")}
+    assert flagged == {("stub-passes", "is_even"), ("constant-expected", "is_even")}
     assert {(s.function, s.stub) for s in result.stubs if s.stub == "return False"} == {
         ("square", "return False"), ("is_even", "return False")}
     assert result.untouched_score == 0
     assert result.score < 1
+    assert result.constants_above_floor() == [("is_even: return True", 2.5), ("every function: return True", 2.5)]
 
 
 def test_a_mutant_the_cases_cannot_catch_is_a_survivor_with_its_diff(weak):
@@ -96,8 +117,13 @@ def test_a_mutant_the_cases_cannot_catch_is_a_survivor_with_its_diff(weak):
     assert all(m.verdict == "public" for m in result.mutants if m.mutant.function == "square")
 
     cli = run(root, "audit", "--out", str(root / "report"))
-    assert cli.exit_code == 0, cli.output
+    # A survivor is reported; a constant answer that earns points fails the audit.
+    assert cli.exit_code == 1, cli.output
     assert "unexplained survivor(s): " in cli.output and always.mutant.id in cli.output
+    assert "squares: 19 constant answers: 2 earn more than the floor of 0: is_even: return True earns 2.5; " \
+           "every function: return True earns 2.5" in cli.output
+    assert "  is_even:        False 0 | True 2.5 | 0 0 | '' 0 | None 0 | [] 0" in cli.output
+    assert "below a floor: squares (constant answers earn points)" in cli.output
     markdown = (root / "report" / "squares.md").read_text()
     assert f"`{always.mutant.id}` in `is_even`" in markdown and "+    return True" in markdown
     html = (root / "report" / "squares.html").read_text()
@@ -150,10 +176,21 @@ def test_build_check_fails_below_the_floor_and_when_the_audit_is_stale(tmp_path)
                      + STRONG_HIDDEN)
     stale = run(root, "build", "--check")
     assert stale.exit_code == 1 and "audit.json" in stale.output
+    # Every mutant is killed now, but `return True` still earns is_even(4)'s 2 points, and `return
+    # False` the hidden case's 0.5: the build fails on the constant answers.
+    weak = run(root, "build")
+    assert weak.exit_code == 1
+    assert ("squares: constant answers earn more than the floor of 0 point(s): is_even: return False earns 0.5; "
+            "is_even: return True earns 2;") in weak.output
+    assert json.loads(audit_json.read_text())["score"] == 1.0
+    # Each is_even case counts only when is_even says yes once and no once: no constant passes both.
+    cases.write_text(BALANCED)
     rebuilt = run(root, "build")
     assert rebuilt.exit_code == 0, rebuilt.output
     assert run(root, "build", "--check").exit_code == 0
-    assert json.loads(audit_json.read_text())["score"] == 1.0
+    stored = json.loads(audit_json.read_text())
+    assert stored["score"] == 1.0
+    assert stored["constant_answers"] == {"floor": 0.0, "checked": 19, "most": 0.0, "above_floor": []}
 
 
 def test_mutant_ids_stay_put_when_other_code_changes(weak, tmp_path):

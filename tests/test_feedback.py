@@ -42,7 +42,7 @@ def test_every_student_of_the_example_class_gets_html_and_markdown(example):
 
 def test_public_cases_show_call_expected_received_and_hint(example):
     bob = page(example, "bob")
-    assert "1.45 / 5" in bob
+    assert "0 / 5" in bob             # get_n off by one: only what a constant earns, withheld
     assert "<code>board2str([0, 1, 2, 3, 4, 5])</code>" in bob
     expected_board = html.escape(runtime.show(nqueens()[1].load_expected()["board2str([0, 1, 2, 3, 4, 5])"]))
     assert f"<pre>{expected_board}</pre>" in bob                     # a board shown as a board

@@ -127,7 +127,7 @@ def test_two_notebooks_in_one_canvas_submission_are_both_graded_the_best_counts_
     assert "2 notebooks in one submission (draft.ipynb, final.ipynb)" in rows["canvas:1"]["message"]
     db = sqlite3.connect(tmp_path / "out" / "gradebook.db")
     recorded = db.execute("SELECT score, counted FROM submissions WHERE name = 'zoe' ORDER BY score").fetchall()
-    assert recorded == [(1.45, 0), (5.0, 1)]
+    assert recorded == [(0.0, 0), (5.0, 1)]
 
 
 def test_a_student_pattern_overrides_the_name_rules(tmp_path):

@@ -15,8 +15,9 @@ PACKAGE = ROOT / "autograder"
 # In import order.  grade/ records each result in gradebook/ as it comes, so the store comes first;
 # build/ runs the reference through engine/ and grade/ (expected values, timings) and audit/ (the
 # mutation score it records), so it comes after them, though instructors run it first.
+# similarity/ reads the gradebook and comes last but the CLI, so no student-facing stage can import it.
 STAGES = ("runtime", "core", "notebook", "intake", "roster", "engine", "gradebook", "grade", "audit", "build", "feedback",
-          "release", "export", "cli")
+          "release", "export", "similarity", "cli")
 TOP_LEVEL = {"__init__.py", "__main__.py", "runtime.py"}
 
 

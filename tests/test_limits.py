@@ -123,7 +123,7 @@ def test_grade_takes_the_rules_terms_for_one_run(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     with open(out / "grades.csv", newline="") as handle:
         ivan = next(csv.DictReader(handle))
-    assert (ivan["score"], ivan["status"]) == ("2.15", "timeout")
+    assert (ivan["score"], ivan["status"]) == ("0.95", "timeout")
     import sqlite3
 
     with sqlite3.connect(out / "gradebook.db") as db:
@@ -163,7 +163,7 @@ def test_slow_but_correct_students_keep_full_marks_and_a_looper_stops_at_its_lim
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     for name in SLOW_BUT_CORRECT:
         assert (rows[name]["score"], rows[name]["status"]) == ("5", "graded"), (name, rows[name]["message"])
-    assert (rows["ivan"]["score"], rows["ivan"]["status"]) == ("2.15", "timeout")
+    assert (rows["ivan"]["score"], rows["ivan"]["status"]) == ("0.95", "timeout")
     # Each of ivan's loops was stopped at the limit computed for its case, not at a fixed one.
     import sqlite3
 

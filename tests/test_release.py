@@ -143,7 +143,7 @@ def test_classroom_release_commits_feedback_on_a_branch_and_touches_nothing_else
         assert git(repo, "log", "-1", "--format=%an %s", "feedback").startswith("autograder Feedback for")
         assert git(repo, "ls-tree", "--name-only", "-r", "feedback") == \
             "README.md\nfeedback/feedback.html\nfeedback/feedback.md\nn-queens.ipynb"
-    assert "1.45 / 5" in git(bob, "show", "feedback:feedback/feedback.md")
+    assert "0 / 5" in git(bob, "show", "feedback:feedback/feedback.md")
     assert git(bob, "rev-parse", "feedback~1") == git(bob, "rev-parse", "master")
     manifest = json.loads((out / "classroom_release.json").read_text())
     assert manifest["students"]["bob"]["commit"] == git(bob, "rev-parse", "feedback")

@@ -10,7 +10,8 @@ def test_rubric_has_exactly_the_public_cases(course, nqueens, nqueens_expected):
     rows = list(book["n-queens"].iter_rows(values_only=True))
     end = [r[0] for r in rows].index("Total")        # a deadline adds rows after the total
     header, body, hidden, total = rows[0], rows[1:end - 1], rows[end - 1], rows[end]
-    assert header == ("Function", "Arguments", "Expected value", "Points", "Time limit (s)")
+    assert header == ("Function", "Arguments", "Expected value", "Points", "Time limit (s)",
+                      "Counts only when these pass")
     # Each public case's limit, from the reference's timing on the building machine.
     assert all(type(r[4]) in (int, float) and r[4] >= 0.25 for r in body)
 
@@ -27,6 +28,14 @@ def test_rubric_has_exactly_the_public_cases(course, nqueens, nqueens_expected):
     assert hidden[1] == f"{len(nqueens.hidden_cases)} cases, not shown"
     assert hidden[2] in (None, "") and hidden[3] == 0.8
     assert total[0] == "Total" and total[3] == 5
+
+    # What a case requires (cases.toml), as the check cells and the grader judge it: only public calls.
+    requires = {r[0] + r[1]: r[5] for r in body}
+    assert requires["is_solved(list(range(15)))"] == "is_solved([0, 2, 4, 6, 1, 3, 5])"
+    assert requires["count_solutions(1)"] == "count_solutions(2)\ncount_solutions(4)"
+    assert requires["get_n([0, 2, 4, 6, 1, 3, 5])"] in (None, "")
+    assert hidden[5] == "some of them: is_solved([0, 2, 4, 6, 1, 3, 5])\nis_solved(list(range(15)))\n" \
+                        "board2str([0, 1, 2, 3, 4, 5])"
 
 
 def test_rubric_never_shows_hidden_inputs(course, nqueens):

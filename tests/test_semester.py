@@ -136,15 +136,15 @@ def test_a_canvas_semester(course_copy, tmp_path):
     # An adjustment to bob, which a regrade of bob leaves standing.
     adjusted = cli(course, "adjust", "--assignment", "n-queens", "--student", "Bob Jones", "--points", "1",
                    "--reason", "regrade request: case 3's statement was ambiguous")
-    assert "score now 2.45 / 5" in adjusted.stdout and "score before: 1.45" in adjusted.stdout
+    assert "score now 1 / 5" in adjusted.stdout and "score before: 0" in adjusted.stdout
     regraded = cli(course, "grade", "--assignment", "n-queens", "--out", str(grades1), "--times", str(times),
                    "--student", "1002", "--regrade", str(zip1))
     assert "graded 1 hand-in(s)" in regraded.stdout
     bob = scores(grades1)["Bob Jones"]
-    assert (bob["score"], bob["adjustment"]) == ("2.45", "1") and "ambiguous" in bob["adjust_reason"]
+    assert (bob["score"], bob["adjustment"]) == ("1", "1") and "ambiguous" in bob["adjust_reason"]
     history = json.loads(cli(course, "adjust", "--list", "--json").stdout)
     assert [(a["student"], a["points"], a["score_before"], a["active"]) for a in history] == \
-        [("canvas:1002", 1.0, 1.45, True)]
+        [("canvas:1002", 1.0, 0.0, True)]
     # Assignment 2: erin hands in nothing; the deadline has passed, so she is missing.
     grades2 = course / "grades" / "bitwise-queens"
     zip2 = canvas_zip(tmp_path / "bq.zip", "bitwise-queens", ["alice", "bob", "carol", "dave", "test"],
@@ -171,7 +171,7 @@ def test_a_canvas_semester(course_copy, tmp_path):
     assert [r["student"] for r in rows] == [f"canvas:{u}" for _, u in sorted(WHO.values(), key=lambda v: v[0])]
     by_key = {r["student"]: r for r in rows}
     assert by_key["canvas:1005"]["bitwise-queens"] == "0" and by_key["canvas:1005"]["missing"] == "1"
-    assert by_key["canvas:1002"]["n-queens"] == "2.45"
+    assert by_key["canvas:1002"]["n-queens"] == "1"
     with (book / "lms" / "canvas_import.csv").open(encoding="utf-8") as handle:
         canvas = list(csv.reader(handle))
     # Each column is the Canvas assignment the roster's export named (matched by title), in course order.
@@ -179,8 +179,8 @@ def test_a_canvas_semester(course_copy, tmp_path):
                          "N-Queens (501)"]
     assert canvas[1] == ["    Points Possible", "", "", "", "", "5", "5"]
     assert sorted(row[:5] for row in canvas[2:]) == sorted(ROSTER_ROWS)
-    assert {row[1]: row[5:] for row in canvas[2:]} == {"1001": ["5", "5"], "1002": ["3.5", "2.45"],
-                                                       "1003": ["2", "4.3"], "1004": ["5", "3.15"],
+    assert {row[1]: row[5:] for row in canvas[2:]} == {"1001": ["5", "5"], "1002": ["3.3", "1"],
+                                                       "1003": ["1.9", "4.3"], "1004": ["5", "2.9"],
                                                        "1005": ["0", "4.9"]}
     assert (book / "course_grades.xlsx").is_file() and (book / "semester_report.html").is_file()
     assert "Erin Ng" in (book / "semester_report.html").read_text()

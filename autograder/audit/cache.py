@@ -36,7 +36,8 @@ def audit_key(assignment, expected_text=None):
 def audit_text(result, key):
     data = {"assignment": result.assignment.id, "note": NOTE, "key": key, "floor": result.floor,
             **result.summary(),
-            "survivors": sorted(m.mutant.id for m in result.mutants if m.verdict == "survived")}
+            "survivors": sorted(m.mutant.id for m in result.mutants if m.verdict == "survived"),
+            "constant_answers": result.constants_summary()}
     return json.dumps(data, indent=1) + "\n"
 
 
@@ -69,4 +70,11 @@ def check_audit(assignment, floor, expected_text=None):
     if stored["score"] < floor - 1e-9:
         return False, (f"{assignment.id}: mutation score {stored['score']:.1%} is below the floor {floor:.0%} "
                        f"({stored['survived']} survivor(s): see `autograder audit --assignment {assignment.id}`)")
+    constants = stored.get("constant_answers")
+    if constants is None:       # written before constant answers were audited: the key says stale first
+        return True, None
+    if constants["above_floor"]:
+        return False, (f"{assignment.id}: constant answers earn more than the floor of {constants['floor']:g} "
+                       f"point(s): {'; '.join(constants['above_floor'])} (see `autograder audit --assignment "
+                       f"{assignment.id}`; a case can require others in cases.toml)")
     return False, None

@@ -1,6 +1,7 @@
-"""What cases.toml says about the audit: a floor for the mutation score, and equivalent mutants.
+"""What cases.toml says about the audit: floors, and equivalent mutants.
 
     mutation_floor = 0.9          # `autograder build --check` fails below it
+    constant_floor = 0            # the most points a constant answer may earn (0 when not set)
 
     [[equivalent]]
     id = "3f2a9c01be"             # the id the audit report prints
@@ -20,6 +21,7 @@ from ..core.assignment import AssignmentError
 class AuditConfig:
     floor: float | None
     equivalent: dict        # mutant id -> reason
+    constant_floor: float = 0.0
 
 
 def load_config(assignment):
@@ -37,4 +39,8 @@ def load_config(assignment):
         if not reason:
             raise AssignmentError(f"{path}, equivalent {mutant_id}: needs a one-line reason")
         equivalent[mutant_id] = reason
-    return AuditConfig(None if floor is None else float(floor), equivalent)
+    constant_floor = data.get("constant_floor", 0)
+    if isinstance(constant_floor, bool) or not isinstance(constant_floor, (int, float)) or constant_floor < 0:
+        raise AssignmentError(f"{path}: constant_floor must be a number of points, 0 or more (0: a constant "
+                              "answer earns nothing)")
+    return AuditConfig(None if floor is None else float(floor), equivalent, float(constant_floor))

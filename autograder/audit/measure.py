@@ -1,11 +1,19 @@
-"""Measure one assignment's cases: stubs, mutants, lint, and a mutation score.
+"""Measure one assignment's cases: constant answers, mutants, lint, and a mutation score.
 
 Everything runs through the real engine (trials.py): the reference three
 times (to see cases that flip), the untouched student notebook, each
-function stubbed out (raise, then each constant), and every mutant.  A
+function stubbed out (the template's `raise`, then each constant answer),
+every function returning the same constant at once, and every mutant.  A
 mutant is killed by public cases when one fails, killed only by hidden
 cases when the public ones all pass but a hidden one fails, and otherwise
 survives -- unless cases.toml marks it equivalent, with a reason.
+
+A *constant answer* is a function whose code is `return False` (or `True`,
+`0`, `''`, `None`, `[]`) whatever it is given.  What it earns is the points
+of the cases that need the function (they fail while it raises) and still
+pass, after the cases' requirements (cases.toml's `requires`) are applied:
+that must be no more than cases.toml's `constant_floor`, 0 unless it says
+otherwise.
 """
 
 import time
@@ -13,6 +21,8 @@ from dataclasses import dataclass, field
 
 from .config import load_config
 from .lint import CONSTANTS, Finding, flips, static_findings
+
+CONSTANT_WORDS = tuple(f"return {constant!r}" for constant in CONSTANTS)
 from .mutants import make_mutants
 from .regions import load_reference, replace_regions
 from .trials import Trials
@@ -39,6 +49,20 @@ class StubResult:
     points: float           # what the stubbed notebook scores
     lucky: list = field(default_factory=list)  # of those, the ones that fail when the function raises
     needed: int = 0         # how many cases fail when the function raises
+    earned: float = 0.0     # the points of the `lucky` cases: what the constant answer earns
+
+    @property
+    def template(self):
+        """The template's own stub (it raises): it earns nothing by definition of `needs`."""
+        return self.stub.startswith("raise")
+
+
+@dataclass
+class ConstantResult:
+    """Every graded function returning the same constant at once: the whole notebook's score."""
+    stub: str
+    points: float
+    passed: list
 
 
 @dataclass
@@ -50,6 +74,8 @@ class AuditResult:
     untouched_score: float
     findings: list
     stale_equivalents: list = field(default_factory=list)
+    everywhere: list = field(default_factory=list)  # ConstantResult, one per constant
+    constant_floor: float = 0.0
     seconds: float = 0.0            # the whole audit
     mutant_seconds: float = 0.0     # of which grading the mutants
 
@@ -81,6 +107,43 @@ class AuditResult:
     def below_floor(self):
         return self.floor is not None and self.score < self.floor - 1e-9
 
+    def constant_answers(self):
+        """[(what, points)] of every constant answer: each function's, each everywhere, and the template."""
+        found = [(f"{s.function}: {s.stub}", s.earned) for s in self.stubs if not s.template]
+        found += [(f"every function: {c.stub}", c.points) for c in self.everywhere]
+        return found + [("the untouched student notebook", self.untouched_score)]
+
+    def constants_above_floor(self):
+        return [(what, points) for what, points in self.constant_answers() if points > self.constant_floor + 1e-9]
+
+    def constants_summary(self):
+        answers = self.constant_answers()
+        return {"floor": self.constant_floor, "checked": len(answers),
+                "most": round(max((p for _, p in answers), default=0.0), 4),
+                "above_floor": [f"{what} earns {points:g}" for what, points in self.constants_above_floor()]}
+
+    def constants_line(self):
+        above = self.constants_above_floor()
+        head = f"{self.assignment.id}: {len(self.constant_answers())} constant answers"
+        if not above:
+            return (f"{head} earn {self.constants_summary()['most']:g} points at most "
+                    f"(floor {self.constant_floor:g})")
+        return (f"{head}: {len(above)} earn more than the floor of {self.constant_floor:g}: "
+                + "; ".join(f"{what} earns {points:g}" for what, points in above))
+
+    def constants_table(self):
+        """One line per graded function, and one for every function at once: what each constant earns."""
+        def row(label, pairs):
+            return f"  {label:<{width}} " + " | ".join(f"{stub.removeprefix('return ')} {points:g}"
+                                                       for stub, points in pairs)
+        functions = list(dict.fromkeys(s.function for s in self.stubs))
+        width = max([len("every function") + 1] + [len(f) + 1 for f in functions])
+        lines = [row(f"{function}:", [(s.stub, s.earned) for s in self.stubs
+                                      if s.function == function and not s.template]) for function in functions]
+        lines.append(row("every function:", [(c.stub, c.points) for c in self.everywhere]
+                         + [("template's stub (the untouched notebook)", self.untouched_score)]))
+        return lines
+
     def by_function(self):
         rows = {}
         for result in self.mutants:
@@ -108,6 +171,7 @@ def measure(assignment, sandbox, jobs, progress=lambda message: None):
 
     stubs = _stubs(assignment, reference, trials, progress)
     findings += _stub_findings(assignment, stubs)
+    everywhere = _everywhere(reference, trials)
 
     mutants = make_mutants(reference)
     if not mutants:
@@ -122,32 +186,32 @@ def measure(assignment, sandbox, jobs, progress=lambda message: None):
                                                        "case in another: a time limit close to the reference's time?")
                  for r in results if r.flaky]
     return AuditResult(assignment, config.floor, results, stubs, untouched, findings, stale,
-                       time.monotonic() - started, mutant_seconds)
+                       seconds=time.monotonic() - started, mutant_seconds=mutant_seconds, everywhere=everywhere,
+                       constant_floor=config.constant_floor)
 
 
 def _stubs(assignment, reference, trials, progress):
     """Each function's regions replaced by `raise`, then by `return <constant>`.
 
-    A case *needs* a function when it fails while the function raises.  Only
-    those cases are run again with each constant: a case that passes while
-    the function raises does not depend on what it returns.
+    A case *needs* a function when it does not pass while the function raises
+    (after requirements: a case that requires one of the function's cases needs
+    it too).  Each constant is graded on every case, so requirements judge it as
+    they judge a hand-in; what it earns is the points of the cases that need the
+    function and still pass.
     """
-    functions = list(dict.fromkeys(r.top_function for r in reference.regions))
-    constants = [(f, f"return {constant!r}") for f in functions if f for constant in CONSTANTS]
+    functions = graded_functions(reference)
+    constants = [(f, f"return {constant!r}") for f in functions for constant in CONSTANTS]
     progress(f"{assignment.id}: {len(functions) + len(constants)} stubs of {len(functions)} functions")
-    by_name = {c.name: c for c in assignment.cases}
 
     def raising(function, slot):
         return trials.grade(replace_regions(reference, function, 'raise NotImplementedError("stub")'), slot)
 
     raised = dict(zip(functions, trials.map(raising, functions)))
-    needs = {f: [by_name[r.name] for r in results if r.status != "passed"] for f, results in raised.items()}
+    needs = {f: {r.name for r in results if r.status != "passed"} for f, results in raised.items()}
 
     def constant(plan, slot):
         function, statement = plan
-        if not needs[function]:
-            return []
-        return trials.grade(replace_regions(reference, function, statement), slot, needs[function])
+        return trials.grade(replace_regions(reference, function, statement), slot)
 
     stubs = []
     for function in functions:
@@ -156,13 +220,33 @@ def _stubs(assignment, reference, trials, progress):
                                 [r.name for r in free], round(sum(r.points for r in free), 4),
                                 needed=len(needs[function])))
     for (function, statement), results in zip(constants, trials.map(constant, constants)):
-        free = [r for r in raised[function] if r.status == "passed"]
-        lucky = [r for r in results if r.status == "passed"]
-        stubs.append(StubResult(function, statement, [r.name for r in free + lucky],
-                                round(sum(r.points for r in free + lucky), 4),
-                                lucky=[r.name for r in lucky], needed=len(needs[function])))
+        passed = [r for r in results if r.status == "passed"]
+        lucky = [r for r in passed if r.name in needs[function]]
+        stubs.append(StubResult(function, statement, [r.name for r in passed],
+                                round(sum(r.points for r in passed), 4), lucky=[r.name for r in lucky],
+                                needed=len(needs[function]), earned=round(sum(r.points for r in lucky), 4)))
     order = {f or "(top level)": i for i, f in enumerate(functions)}
     return sorted(stubs, key=lambda s: order[s.function])  # stable: raise first, then the constants
+
+
+def graded_functions(reference):
+    """The top-level functions that hold a solution region, in the notebook's order."""
+    return [f for f in dict.fromkeys(r.top_function for r in reference.regions) if f]
+
+
+def _everywhere(reference, trials):
+    """Every graded function returning the same constant at once (a template whose stubs all `return 0`)."""
+    functions = graded_functions(reference)
+
+    def stubbed(constant, slot):
+        return trials.grade(replace_regions(reference, functions, f"return {constant!r}"), slot)
+
+    out = []
+    for constant, results in zip(CONSTANTS, trials.map(stubbed, CONSTANTS)):
+        passed = [r for r in results if r.status == "passed"]
+        out.append(ConstantResult(f"return {constant!r}", round(sum(r.points for r in passed), 4),
+                                  [r.name for r in passed]))
+    return out
 
 
 def _stub_findings(assignment, stubs):

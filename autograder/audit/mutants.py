@@ -42,7 +42,7 @@ import hashlib
 from dataclasses import dataclass
 
 # Part of the audit cache key (cache.py): a change here makes every audit.json stale.
-MUTATOR_VERSION = "2"
+MUTATOR_VERSION = "3"   # 3: constant answers (and requirements) are audited and stored
 
 COMPARE_SWAPS = {
     ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,),

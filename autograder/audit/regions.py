@@ -82,9 +82,12 @@ def enclosing_function(tree, line):
 
 
 def replace_regions(reference, function, statement):
-    """The reference's sources with every region of top-level `function` replaced by one `statement`."""
+    """The reference's sources with every region of top-level `function` replaced by one `statement`
+    (`function` may be a collection of names: every region of each)."""
+    functions = {function} if isinstance(function, str) else set(function)
     sources = list(reference.sources)
-    for region in sorted((r for r in reference.regions if r.top_function == function),
+    # From the bottom of each cell up, so the line numbers of the regions still to replace hold.
+    for region in sorted((r for r in reference.regions if r.top_function in functions),
                          key=lambda r: (r.cell, -r.first)):
         lines = sources[region.cell].split("\n")
         lines[region.first - 1:region.last] = [region.indent + statement]

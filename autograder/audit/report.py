@@ -35,6 +35,9 @@ def context(result):
         "mutants": mutants,
         "untouched": result.untouched_score,
         "stubs": result.stubs,
+        "everywhere": result.everywhere,
+        "constants_line": result.constants_line(),
+        "constant_floor": f"{result.constant_floor:g}",
         "findings": [(KINDS[kind], [f for f in result.findings if f.kind == kind])
                      for kind in KINDS if any(f.kind == kind for f in result.findings)],
     }

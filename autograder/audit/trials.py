@@ -48,7 +48,10 @@ class Trials:
             return stop_at_first_failure and score(cases[index], outcome).status != "passed"
 
         run = grading.run_cases(self.assignment, list(sources), self.sandbox, slot, self.settings, cases, until)
-        return [score(case, outcome) for case, outcome in zip(cases, run.calls)]
+        results = [score(case, outcome) for case, outcome in zip(cases, run.calls)]
+        # A mutant's verdict is its first raw failure (a withheld case's requirement fails on its own);
+        # every other variant is scored as a hand-in is, requirements and all.
+        return results if stop_at_first_failure else scoring.apply_requirements(cases, results)
 
     def grade_file(self, path, slot):
         return grading.grade(self.assignment, self.expected, "audit", path, self.sandbox, slot, self.settings)

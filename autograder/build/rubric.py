@@ -1,7 +1,8 @@
 """public_rubric.xlsx: one sheet per assignment, public cases only.
 
 Hidden cases appear as a single row with their count and points, never their
-inputs or expected values. When course.toml gives the assignment a deadline,
+inputs or expected values.  The last column says which checks a case requires
+(cases.toml's `requires`): its points count only when those pass too. When course.toml gives the assignment a deadline,
 two rows after the total say when it is due and what lateness costs.
 """
 
@@ -11,7 +12,7 @@ from openpyxl.styles import Alignment, Font
 from .. import runtime
 from ..core.course_file import deadline_text, late_policy_text
 
-HEADER = ("Function", "Arguments", "Expected value", "Points", "Time limit (s)")
+HEADER = ("Function", "Arguments", "Expected value", "Points", "Time limit (s)", "Counts only when these pass")
 
 
 def rubric_rows(assignment, expected, settings=None, case_limits=None):
@@ -22,15 +23,26 @@ def rubric_rows(assignment, expected, settings=None, case_limits=None):
     for case in assignment.public_cases:
         arguments = case.call.text[len(case.function):].strip()
         rows.append((case.function, arguments, _cell_value(expected[case.name]), case.points,
-                     limit_of.get(case.name, "")))
+                     limit_of.get(case.name, ""), _required(assignment, case.requires)))
     hidden = assignment.hidden_cases
     if hidden:
-        rows.append(("hidden cases", f"{len(hidden)} cases, not shown", "", _points(hidden), ""))
-    rows.append(("Total", "", "", _points(assignment.cases), ""))
+        required = list(dict.fromkeys(name for case in hidden for name in case.requires))
+        rows.append(("hidden cases", f"{len(hidden)} cases, not shown", "", _points(hidden), "",
+                     _required(assignment, required, "some of them: ")))
+    rows.append(("Total", "", "", _points(assignment.cases), "", ""))
     if settings and settings.get("deadline"):
-        rows.append(("Due", deadline_text(settings["deadline"]), "", "", ""))
-        rows.append(("Late hand-ins", late_policy_text(settings), "", "", ""))
+        rows.append(("Due", deadline_text(settings["deadline"]), "", "", "", ""))
+        rows.append(("Late hand-ins", late_policy_text(settings), "", "", "", ""))
     return rows
+
+
+def _required(assignment, names, lead=""):
+    """The public calls among `names`, one a line; hidden ones are only counted (their inputs stay hidden)."""
+    by_name = {c.name: c for c in assignment.cases}
+    public = [by_name[n].call.text for n in names if not by_name[n].hidden]
+    hidden = sum(1 for n in names if by_name[n].hidden)
+    parts = public + ([f"{hidden} other hidden case{'s' * (hidden > 1)}"] if hidden else [])
+    return lead + "\n".join(parts) if parts else ""
 
 
 def _points(cases):
@@ -61,7 +73,7 @@ def write_rubric(sheets, path):
         for row in sheet.iter_rows(min_row=2):
             for cell in row:
                 cell.alignment = Alignment(wrap_text=True, vertical="top")
-        for column, width in zip("ABCDE", (18, 34, 40, 8, 12)):
+        for column, width in zip("ABCDEF", (18, 34, 40, 8, 12, 34)):
             sheet.column_dimensions[column].width = width
     book.save(path)
 

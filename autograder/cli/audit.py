@@ -25,7 +25,7 @@ console = Console(stderr=True)
               help="Mutants graded at once (default: the number of cores).")
 @click.pass_obj
 def audit_command(course_root, assignment_ids, out_dir, jobs):
-    """Measure how strong each assignment's cases are: stubs, mutants, lint, mutation score."""
+    """Measure how strong each assignment's cases are: constant answers, mutants, lint, mutation score."""
     course = load_course(course_root)
     assignments = [load_assignment(course, i) for i in (assignment_ids or course.assignment_ids())]
     out_dir = (out_dir or course.root / "build" / "audit").resolve()
@@ -44,9 +44,14 @@ def audit_command(course_root, assignment_ids, out_dir, jobs):
                 click.echo(f"  {mutant.mutant.id} is marked equivalent but {mutant.killer!r} kills it")
             for mutant_id in result.stale_equivalents:
                 click.echo(f"  {mutant_id} is marked equivalent but no mutant has that id")
+            click.echo(result.constants_line())
+            for line in result.constants_table():
+                click.echo(line)
             if result.below_floor():
-                below.append(assignment.id)
+                below.append(f"{assignment.id} (mutation floor)")
+            if result.constants_above_floor():
+                below.append(f"{assignment.id} (constant answers earn points)")
     click.echo(f"reports: {out_dir}/<assignment>.md and .html")
     if below:
-        click.echo(f"below the mutation floor: {', '.join(below)}", err=True)
+        click.echo(f"below a floor: {', '.join(below)}", err=True)
         sys.exit(1)

@@ -20,6 +20,7 @@ from .output import NORMAL, QUIET, VERBOSE
 from .release import release_command
 from .report import report_command
 from .roster import roster_group
+from .similarity import similarity_command
 
 
 def _version():
@@ -48,5 +49,5 @@ def main(ctx, course_root, quiet, verbose):
 
 for _command in (build_command, grade_command, feedback_command, report_command, release_command, export,
                  audit_command, init_command, roster_group, extend_command, accommodate_command, adjust_command,
-                 gradebook_command):
+                 gradebook_command, similarity_command):
     main.add_command(_command)

@@ -3,6 +3,15 @@
 cases.toml declares each case as a call, its points, whether it is hidden,
 how to compare, and a hint.  The expected values are not typed there: `build`
 computes them from the reference notebook into expected.json.
+
+A case may *require* others: its points count only when every case it
+requires passes too (their own verdicts: a requirement is not passed on).  So a
+"rejects ..." case of `is_solved` can count only when `is_solved` also
+accepts a true solution, and a function that returns `False` whatever it is
+given earns nothing.  Requirements are named per case (`requires = [...]`)
+or for every case of a function (a top-level `[requires]` table); a public
+case may require public cases only, since the notebook's check cells judge
+it too and must not run a hidden input.
 """
 
 import hashlib
@@ -32,6 +41,8 @@ class Case:
     compare: str = "equal"
     options: dict = field(default_factory=dict)
     timeout: float | None = None
+    # Names of the cases that must pass for this one to count (in the table's order; never the case itself).
+    requires: tuple = ()
 
     @property
     def function(self):
@@ -143,6 +154,8 @@ def load_assignment(course, assignment_id):
     except tomllib.TOMLDecodeError as error:
         raise AssignmentError(f"{path}: {error}") from None
     cases = [_case(raw, path, i) for i, raw in enumerate(data.get("case", []), 1)]
+    cases = _with_requirements(cases, [raw.get("requires", []) for raw in data.get("case", [])],
+                               data.get("requires", {}), path)
     assignment = Assignment(
         id=assignment_id,
         title=data.get("title", assignment_id),
@@ -205,6 +218,55 @@ def _case(raw, path, number):
         hint=raw.get("hint", ""), compare=how, options=options,
         timeout=raw.get("timeout"),
     )
+
+
+def _with_requirements(cases, per_case, per_function, path):
+    """The cases with `requires` filled in: the names of the cases each one needs to pass.
+
+    An entry names a case by its name (a public case's call text, or `name = ...`) or by its call text
+    when that is unambiguous.  Cases may require each other: `a` requires `b` and `b` requires `a`
+    means both count or neither.
+    """
+    if not isinstance(per_function, dict) or not all(
+            isinstance(v, list) and all(isinstance(e, str) for e in v) for v in per_function.values()):
+        raise AssignmentError(f'{path}: [requires] maps a function to a list of cases, '
+                              'e.g. is_solved = ["is_solved([0, 2, 4, 6, 1, 3, 5])"]')
+    known = {c.function for c in cases}
+    for function in per_function:
+        if function not in known:
+            raise AssignmentError(f"{path}: [requires] names {function!r}, which no case calls")
+    out = []
+    for number, (case, entries) in enumerate(zip(cases, per_case), 1):
+        if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+            raise AssignmentError(f'{path}, case {number}: requires is a list of cases, e.g. ["f(1)"]')
+        named = [_find_case(cases, entry, f"{path}, case {number}") for entry in entries]
+        named += [_find_case(cases, entry, f"{path}, [requires] {case.function}")
+                  for entry in per_function.get(case.function, [])]
+        names = {c.name for c in named if c.name != case.name}
+        for required in (c for c in cases if c.name in names):
+            _check_requirement(case, required, path)
+        order = tuple(c.name for c in cases if c.name in names)
+        out.append(replace(case, requires=order) if order else case)
+    return out
+
+
+def _find_case(cases, entry, where):
+    match = [c for c in cases if c.name == entry] or [c for c in cases if c.call.text == entry]
+    if len(match) != 1:
+        problem = "no case" if not match else f"{len(match)} cases"
+        raise AssignmentError(f"{where}: requires {entry!r}, but {problem} has that name or call "
+                              "(name a case by its call text, or by its `name`)")
+    return match[0]
+
+
+def _check_requirement(case, required, path):
+    if not case.hidden and required.hidden:
+        # The check cells judge a public case in the notebook; they must not run a hidden input.
+        raise AssignmentError(f"{path}: the public case {case.name!r} requires the hidden case "
+                              f"{required.name!r}: a public case may require public cases only")
+    if required.compare == "faster_than":
+        raise AssignmentError(f"{path}: the case {case.name!r} requires the speed case {required.name!r}, "
+                              "whose verdict depends on the machine's timing: require a value case instead")
 
 
 def _validate(assignment, course):

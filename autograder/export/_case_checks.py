@@ -1,7 +1,7 @@
 # --- Case checks for other grading engines (otter-grader, nbgrader) ---------
 # Appended by `autograder export` after the comparison rules above (it uses
 # their public functions only: to_plain, compare, best_time, timed_well, show,
-# explain_difference, too_slow_message,
+# explain_difference, too_slow_message, withheld_message,
 # and imports what else it needs itself).  One call:
 #
 #     check("f([0, 2, 0])", False)
@@ -91,8 +91,12 @@ def _run(text, namespace, timeout, repeat):
 
 
 def check(call, expected, how="equal", options=None, timeout=None, hint="", label=None,
-          namespace=None):
-    """Pass silently, or raise CaseFailed saying what was expected and what came back."""
+          namespace=None, requires=()):
+    """Pass silently, or raise CaseFailed saying what was expected and what came back.
+
+    `requires`: (call, expected, how, options, label) of each case that must pass too for this
+    one to count (cases.toml's `requires`); a right answer without them fails as "withheld".
+    """
     namespace = namespace if namespace is not None else _sys._getframe(1).f_globals
     options = options or {}
     label = label or call
@@ -115,5 +119,20 @@ def check(call, expected, how="equal", options=None, timeout=None, hint="", labe
     if not compare(expected, received, how, options):
         problem = (f"expected {show(expected)}, received {show(received)}\n"
                    + explain_difference(expected, received))
+    if problem is None:
+        missing = [required[4] for required in requires if not _passes(required, namespace, timeout)]
+        if missing:
+            problem = withheld_message(missing)
     if problem is not None:
         raise CaseFailed(f"{label}: {problem}" + (f"\nhint: {hint}" if hint else ""))
+
+
+def _passes(required, namespace, timeout):
+    call, expected, how, options, _ = required
+    try:
+        received, _ = _run(call, namespace, timeout, 1)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - a required case that fails in any way does not pass
+        return False
+    return compare(expected, received, how, options or {})

@@ -57,8 +57,19 @@ def check_call(assignment, case, expected, indent=0):
     if case.options:
         parts.append(f"options={case.options!r}")
     parts.append(f"timeout={case_timeout(assignment, case)!r}")
+    if case.requires:
+        # The cases it requires, judged in the same test (a withheld point is withheld in every engine).
+        by_name, values = {c.name: c for c in assignment.cases}, assignment.load_expected()
+        parts.append("requires=[" + ", ".join(_required(by_name[name], values[name]) for name in case.requires)
+                     + "]")
     if case.hidden:
         parts.append(f"label={('hidden: ' + case.description)!r}")
     elif case.hint:
         parts.append(f"hint={case.hint!r}")
     return f"{MODULE}.check(\n" + "".join(f"{pad}{p},\n" for p in parts) + " " * indent + ")"
+
+
+def _required(case, value):
+    """(call, expected, how, options, label) of a required case; a hidden one is labelled by its description."""
+    label = f"hidden: {case.description}" if case.hidden else case.call.text
+    return f"({case.call.text!r}, {python_literal(value)}, {case.compare!r}, {case.options!r}, {label!r})"

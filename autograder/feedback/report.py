@@ -94,7 +94,7 @@ def _wrong_answers(submissions, cases_by_name, expected, order, blamed):
         for row in submission.cases:
             case = cases_by_name.get(row.name)
             if row.hidden or (case is not None and case.hidden) or row.status != "failed" \
-                    or explain.is_slow(row.status, row.message):
+                    or explain.is_slow(row.status, row.message) or explain.is_withheld(row.status, row.message):
                 continue
             label = row.call or (case.call.text if case else row.name)
             why = (row.message or "wrong value").splitlines()[0]

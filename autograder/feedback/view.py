@@ -73,7 +73,9 @@ def _public_item(row, case, expected, callers_of_cause):
     call = row.call or (case.call.text if case else row.name)
     shown_expected = runtime.show(expected[row.name]) if row.name in expected else None
     slow = explain.is_slow(row.status, row.message)
-    item = dict(passed=row.status == "passed", status="slow" if slow else row.status or "not-run", call=call,
+    withheld = explain.is_withheld(row.status, row.message)
+    status = "slow" if slow else "withheld" if withheld else row.status or "not-run"
+    item = dict(passed=row.status == "passed", status=status, call=call,
                 result=explain.case_result(row.status, row.message),
                 expected=shown_expected, received=row.received if row.status in ("passed", "failed") else "",
                 advice="", message="", why="", diff="", error_words="", traceback="", hint="", same_as="",
@@ -81,7 +83,7 @@ def _public_item(row, case, expected, callers_of_cause):
     if row.status == "not-run":
         item["expected"] = None
     elif row.status != "passed":
-        item["advice"] = explain.CASE_ADVICE.get("slow" if slow else row.status, "")
+        item["advice"] = explain.CASE_ADVICE.get(status if slow or withheld else row.status, "")
         item["hint"] = case.hint if case is not None else ""
         cause = callers_of_cause.get(row.function)
         if cause:
@@ -89,6 +91,10 @@ def _public_item(row, case, expected, callers_of_cause):
             item["hint"] = runtime.fix_first(cause)
         if slow:
             item["expected"], item["received"], item["why"] = None, "", row.message
+        elif withheld:
+            # The value was right: the why is which required check did not pass (grade/scoring.py).
+            item["why"] = row.message.removeprefix("withheld: ")
+            item["hint"] = ""
         elif row.status == "failed" and row.message and row.message != "wrong value":
             # runtime.explain_difference: a sentence, then (strings) the lines that differ
             item["why"], _, item["diff"] = row.message.partition("\n")
@@ -119,9 +125,12 @@ def student_view(submission, assignment, expected, course):
         if row.hidden or (case is not None and case.hidden):
             description = row.description or (case.description if case else "") or "a hidden check"
             slow = explain.is_slow(row.status, row.message)
+            withheld = explain.is_withheld(row.status, row.message)
             hidden.append(dict(points, passed=row.status == "passed",
-                               status="slow" if slow else row.status or "not-run",
-                               description=description, result=explain.hidden_result(row.status, row.message)))
+                               status="slow" if slow else "withheld" if withheld else row.status or "not-run",
+                               description=description, result=explain.hidden_result(row.status, row.message),
+                               # only the grader's own sentence: public calls and hidden descriptions
+                               why=row.message.removeprefix("withheld: ") if withheld else ""))
             continue
         item = dict(points, **_public_item(row, case, expected, callers_of_cause))
         if submission.cell_errors and explain.exception_name(item["message"]) == "NameError":

@@ -25,6 +25,8 @@ from ..intake import IntakeError, IntakeOptions, collect
 from ..intake.assemble import with_notes
 from ..intake.collect import check_paths
 from ..intake.times import apply_times, read_times
+from ..intake.cells import SubmissionError, read_cells
+from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
 
 
@@ -182,6 +184,7 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
                              sandbox.lacks)
             _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded)
             gradebook.finish_run(run_id)
+            _keep_code(gradebook, considered)
             isolation = sandbox.isolation
     except KeyboardInterrupt:
         gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
@@ -203,6 +206,18 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
                     sum(1 for row in rows if row.late is None and row.status not in ABSENT), others, csv_path,
                     out / "gradebook.db", isolation, list(intake.notes), _wrong_assignment(assignment, intake.handins),
                     absent, len(intake.handins) - len(considered))
+
+
+def _keep_code(gradebook, handins):
+    """Hand-ins graded before the gradebook kept code (`autograder similarity` reads it) get it kept now."""
+    for handin in handins:
+        if handin.status is not None or gradebook.has_code(handin.sha256):
+            continue
+        try:
+            cells = read_cells(handin.path)
+        except SubmissionError:
+            continue        # its row says why it could not be read; there is no code to keep
+        gradebook.keep_code(handin.sha256, code_pieces(cells, handin.companion_files()))
 
 
 def _only(who, records, handins):

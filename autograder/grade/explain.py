@@ -8,6 +8,8 @@ may be said about a hidden case: never its message, only its kind.
 import builtins
 import re
 
+from .. import runtime
+
 # Why a whole hand-in did not run to a verdict on every case (submissions.status).
 SUBMISSION_STATUS = {
     "timeout": ("Some checks ran out of time.",
@@ -68,6 +70,9 @@ CASE_ADVICE = {
                "work.",
     "memory": "The function used more memory than allowed.",
     "crashed": "The Python process stopped while running this check (exit() or a crash).",
+    "withheld": "Your function returned the right value here, but this check counts only together with the "
+                "checks it names: a function that returns the same answer whatever it is given would pass it "
+                "by chance. Make those checks pass and this one counts too.",
 }
 
 # Plain words for common exceptions, by type name.
@@ -99,6 +104,7 @@ _SAFE_FAILED = re.compile(r"^(wrong value|wrong value: the strings differ"
                           r"|wrong value: the right items, in another order"
                           r"|expected an? [a-z ]+, got (an? [a-z ]+|None)|only whitespace differs[a-z :,()\\]*)$")
 SLOW = "too slow"
+WITHHELD = "withheld"
 
 
 def submission_problem(status, message=""):
@@ -181,9 +187,17 @@ def is_slow(status, message):
     return status == "failed" and (message or "").startswith(("too slow", "right answer, but"))
 
 
+def is_withheld(status, message):
+    """A right answer whose points a requirement withheld (grade/scoring.apply_requirements): status failed,
+    message "withheld: ...".  The message names only public calls and hidden checks' descriptions."""
+    return status == "failed" and runtime.is_withheld(message)
+
+
 def case_result(status, message=""):
     if is_slow(status, message):
         return SLOW
+    if is_withheld(status, message):
+        return WITHHELD
     return CASE_STATUS.get(status, status or "not run")
 
 
@@ -201,6 +215,8 @@ def failure_summary(status, message, hidden):
     if status == "failed":
         if is_slow(status, message):
             return SLOW
+        if is_withheld(status, message):
+            return message.splitlines()[0]      # the grader's own words: public calls, hidden descriptions
         first = message.splitlines()[0] if message else ""
         if not first or (hidden and not _SAFE_FAILED.match(first)):
             return "wrong value"
@@ -217,7 +233,7 @@ def hidden_result(status, message):
     if status == "error":
         name = builtin_exception_name(message)
         return f"{words} ({name})" if name else words
-    if status == "failed":
+    if status == "failed" and not is_withheld(status, message):
         detail = failure_summary(status, message, hidden=True)
         return words if detail in ("wrong value", words) else f"{words}: {detail}"
     return words

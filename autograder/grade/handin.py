@@ -6,6 +6,7 @@ from pathlib import Path
 from . import baselines, scoring
 from ..engine import runner
 from ..engine.sandbox import shared_sandbox
+from ..gradebook.code import code_pieces
 from ..intake.cells import SubmissionError, read_cells
 
 # A hand-in's status says why it did not run to a verdict on every case; the
@@ -27,6 +28,7 @@ class SubmissionResult:
     seconds: float = 0.0            # wall time in the sandbox
     student_seconds: float = 0.0    # of which the student's own code ran
     rerun: str = ""                 # why it ran a second time with the generous cell limit ("" if it did not)
+    code: tuple = ()                # its code cells and helper files, for the gradebook (gradebook/code.py)
 
 
 def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=None, cells=None, files=None):
@@ -64,13 +66,14 @@ def grade(assignment, expected, student, path, sandbox=None, slot=0, settings=No
     status, message = _status(results, outcome)
     return SubmissionResult(score=scoring.total(results), status=status, message=message, cases=results,
                             cell_errors=cell_errors(kept, outcome.cell_errors), seconds=round(seconds, 4),
-                            student_seconds=round(outcome.student_seconds, 4), rerun=rerun, **base)
+                            student_seconds=round(outcome.student_seconds, 4), rerun=rerun,
+                            code=code_pieces(cells, files), **base)
 
 
 def _scored(assignment, expected, outcome, yardsticks, settings):
     results = [scoring.score_case(case, expected[case.name], result, yardsticks.get(case.name))
                for case, result in zip(assignment.cases, outcome.calls)]
-    return _with_reference_times(results, settings.reference_seconds)
+    return _with_reference_times(scoring.apply_requirements(assignment.cases, results), settings.reference_seconds)
 
 
 def _with_reference_times(results, reference):

@@ -4,7 +4,7 @@ Only plain values cross from the sandbox; they are judged here with the
 case's named comparison against the expected values from expected.json.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import runtime
 
@@ -46,6 +46,34 @@ def score_case(case, expected, outcome, baseline_seconds=None):
         max_points=case.points, status=status, message=message, received=received,
         traceback=outcome.traceback, seconds=round(outcome.seconds, 4),
     )
+
+
+def apply_requirements(cases, results):
+    """`results` (in the order of `cases`) with the points of each passed case withheld when a case it
+    requires (core/assignment.py: Case.requires) did not pass.
+
+    A withheld case keeps its received value; its status is "failed" (what exports and statuses
+    know) and its message starts "withheld:", which every page labels as such.  A required case
+    missing from `results` did not pass: points are never given for what was not checked.
+    """
+    passed = {r.name for r in results if r.status == "passed"}
+    by_name = {c.name: c for c in cases}
+    out = []
+    for case, result in zip(cases, results):
+        missing = [name for name in case.requires if name not in passed]
+        if result.status == "passed" and missing:
+            result = replace(result, points=0.0, status="failed",
+                             message=runtime.withheld_message([requirement_label(by_name.get(n), n)
+                                                               for n in missing]))
+        out.append(result)
+    return out + list(results[len(out):])
+
+
+def requirement_label(case, name):
+    """How a required case is named to a student: its call when public, its description when hidden."""
+    if case is None:
+        return name
+    return f"the hidden check \u201c{case.description}\u201d" if case.hidden else case.call.text
 
 
 def total(results):

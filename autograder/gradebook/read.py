@@ -10,6 +10,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from ..core.errors import AutograderError
+from .code import read_code
 from .store import check_file
 
 
@@ -200,5 +201,30 @@ def load_absent(out_dir, assignment_id):
         return [AbsentRow(r[0], r[1] or r[0], r[2], r[3] or 0.0, r[4] or 0.0, r[5] or "", r[6] or "", r[7] or "")
                 for r in db.execute("SELECT student, name, status, score, max_score, deadline, deadline_note, "
                                     "adjust_note FROM absent WHERE assignment = ? ORDER BY student", (assignment_id,))]
+    finally:
+        db.close()
+
+
+@dataclass(frozen=True)
+class CodeRow:
+    """A student's counted hand-in and its code as grading kept it (gradebook/code.py)."""
+    student: str
+    name: str
+    status: str
+    source: str
+    pieces: tuple           # ((kind, name, text, cut), ...); () when none was kept
+
+
+@_one_line_errors
+def load_code(out_dir, assignment_id):
+    """Every student's counted hand-in with its code, ordered by student (read-only)."""
+    db = _connect(out_dir)
+    try:
+        kept = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'handin_code'").fetchone() is not None
+        rows = db.execute(f"SELECT s.student, COALESCE({_optional(db, 'name')}, s.student), s.status, s.source, "
+                          "s.sha256 FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
+                          (assignment_id,)).fetchall()
+        return [CodeRow(student, name, status, source, read_code(db, sha256) if kept else ())
+                for student, name, status, source, sha256 in rows]
     finally:
         db.close()

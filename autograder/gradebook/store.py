@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from ..core import lateness
+from . import code
 from ..core.course import LateRules
 from ..roster.store import apply_adjustments
 from ..core.csv_cells import Number, csv_text
@@ -151,7 +152,7 @@ class Gradebook:
             self.db = sqlite3.connect(path, check_same_thread=False)
             check_file(self.db, path)
             self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.executescript(SCHEMA)
+            self.db.executescript(SCHEMA + code.SCHEMA)
             check_file(self.db, path)
             self._migrate()
         except sqlite3.DatabaseError as error:
@@ -255,8 +256,19 @@ class Gradebook:
                 "INSERT INTO cell_errors VALUES (?, ?, ?, ?, ?)",
                 [tuple(map(text, (submission_id, position, e["cell"], e["source"], e["error"])))
                  for position, e in enumerate(result.cell_errors)])
+            code.store_code(self.db, handin.sha256, getattr(result, "code", ()), text)
             self._recount(result.assignment, handin.student)
         return submission_id
+
+    @_one_line_errors
+    def has_code(self, sha256):
+        return code.has_code(self.db, sha256)
+
+    @_one_line_errors
+    def keep_code(self, sha256, pieces):
+        """Keep a hand-in's code (gradebook/code.py) graded before code was kept."""
+        with self.db:
+            code.store_code(self.db, sha256, pieces, text)
 
     def _recount(self, assignment, student):
         # The newest hand-in that could be graded counts; if none could, the newest of all.  "Newest" by

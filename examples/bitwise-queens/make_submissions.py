@@ -119,7 +119,9 @@ STUDENTS = {
     "alice": (CORRECT, None),
     # yields row2col itself: every item of a finished queens_solutions(n) is the same
     # list, so any answer with two or more (different) solutions is wrong: P6, P7, P8
-    # and H5 fail (-1.5).  H3 ([[0]], one item) and H4 ([], none) pass.  3.5
+    # and H5 fail (-1.5).  H3 ([[0]], one item) and H4 ([], none) pass, but they are what
+    # a function that solves no real board can give: they require queens_solutions(4),
+    # which fails, and are withheld (-0.2).  3.3
     "bob": ({**CORRECT, "queens-solutions": SHARED_LIST}, None),
     # `i << ...` for the NW-SE bit: row 0 gets no NW-SE bit at all, row 2 sets the bit
     # one place too high, row 3 sets two bits.  Every square_bits and rowuses value
@@ -128,7 +130,8 @@ STUDENTS = {
     # elsewhere; on 3 x 3 it lets the main diagonal [0, 1, 2] through (row 1's bit for
     # (1, 1) is NW-SE number 2, row 2's for (2, 2) number 3), so H4 fails, and so do
     # P6, P7, P8 and H5 (-1.6).  Only H3 (one square, no diagonal) passes.  count_fast
-    # does not use the encoding: P9-P11, H6-H8 pass.  5 - 1.4 - 1.6 = 2.0
+    # does not use the encoding: P9-P11, H6-H8 pass.  H3 requires queens_solutions(4),
+    # which fails, so it is withheld (-0.1).  5 - 1.4 - 1.6 - 0.1 = 1.9
     "carol": ({**CORRECT, "square-bits": I_SHIFT}, None),
     # count_fast just calls brute_force_count: the right answers, but P11 is not
     # faster than its own baseline (-1.0), and H8 (11! = 39,916,800 permutations) runs

@@ -133,12 +133,15 @@ STUDENTS = {
     # everything right: 5
     "alice": (CORRECT, None),
     # get_n one short: every case breaks except the two False ones and
-    # count_solutions(2), (3) whose answer is 0 anyway: 0.75 + 0.25 + 0.25 + 0.1 + 0.1 = 1.45
+    # count_solutions(2), (3) whose answer is 0 anyway, and those are what a constant answer
+    # gives: they require is_solved([0, 2, 4, 6, 1, 3, 5]) and count_solutions(4), which
+    # fail, so their points are withheld (cases.toml's requires): 0
     "bob": ({**CORRECT, "get-n": GET_N_OFF_BY_ONE}, None),
     # board2str adds a newline at the end: loses 2 x 0.25 public + 2 x 0.1 hidden: 4.3
     "carol": ({**CORRECT, "board2str": BOARD2STR_TRAILING_NEWLINE}, None),
     # checks r - c only: every count but n = 1 is wrong ([1, 0] passes for n = 2),
-    # and the anti-diagonal hidden case fails: 5 - 7 x 0.25 - 0.1 = 3.15
+    # and the anti-diagonal hidden case fails; count_solutions(1) requires
+    # count_solutions(2), which fails, so it is withheld too: 5 - 8 x 0.25 - 0.1 = 2.9
     "dave": ({**CORRECT, "is-solved": IS_SOLVED_R_MINUS_C_ONLY}, None),
     # no row check: permutations are still judged right, only the repeated-row hidden case fails: 4.9
     "erin": ({**CORRECT, "is-solved": IS_SOLVED_NO_ROW_CHECK}, None),
@@ -151,9 +154,11 @@ STUDENTS = {
     # imported: get_solutions fails, so count_solutions(1..8) earn nothing: 5 - 2 = 3
     "heidi": (CORRECT, {"imports": BAD_IMPORTS}),
     # is_solved never returns once no adjacent pair is on a diagonal: the True cases
-    # and every count but n = 2 time out.  Left: get_n 0.2, board2str 0.5 + 0.2 hidden,
-    # range(15) 0.75, count_solutions(2) 0.25, the two False hidden cases 0.2,
-    # the hidden get_n([2, 4, 1, 3, 0]) 0.05: 2.15
+    # and every count but n = 2 time out.  What it gets right, range(15), count_solutions(2)
+    # and the two False hidden cases, a constant False gets too: they require
+    # is_solved([0, 2, 4, 6, 1, 3, 5]) and count_solutions(4), which time out, so they
+    # are withheld.  Left: get_n 0.2, board2str 0.5 + 0.2 hidden, the hidden
+    # get_n([2, 4, 1, 3, 0]) 0.05: 0.95
     "ivan": ({**CORRECT, "is-solved": IS_SOLVED_LOOPS_FOREVER}, None),
     # the untouched student notebook: 0
     "judy": ({}, None),

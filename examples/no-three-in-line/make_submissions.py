@@ -115,7 +115,10 @@ STUDENTS = {
     # one with her test: every 8 x 8 solution has such a triple, so P12 ([]), P13
     # (None), P15 (0) fail; P14 (None) passes; for n = 9 she keeps 16 of 32 (P16
     # fails), the first of them the real first one (H7 passes); n = 10 she keeps 10
-    # of 40 (H8 fails).  5 - 0.1 - 0.3 - 0.2 - 0.35 - 0.35 - 0.25 - 0.1 = 3.35
+    # of 40 (H8 fails).  P11 requires P12, and P14 and H6 require P13 (cases.toml: a
+    # 4 x 4 board has no three queens on a line, and n = 6 and n = 1 say nothing of
+    # lines either): withheld (-0.3 - 0.25 - 0.1).
+    # 5 - 0.1 - 0.3 - 0.2 - 0.35 - 0.35 - 0.25 - 0.1 - 0.65 = 2.7
     "carol": ({**CORRECT, "collinear": COLLINEAR_WITH_ABS}, None),
     # returns [] when there is no solution: P14 fails (-0.25).  4.75
     "dave": ({**CORRECT, "first-solution": FIRST_OR_EMPTY}, None),
@@ -123,7 +126,8 @@ STUDENTS = {
     # P10 fails (no attack there) (-0.25), P11 passes (see above), P12 (92 solutions),
     # P13 ([0, 4, 7, 5, 2, 6, 1, 3]), P14 ([1, 3, 5, 0, 2, 4]), P15 (92), P16 (352),
     # H7 and H8 (724) fail (-0.2 - 0.35 - 0.25 - 0.35 - 0.25 - 0.1 - 0.1); H6 passes.
-    # collinear and is_valid are right.  5 - 1.85 = 3.15
+    # collinear and is_valid are right.  P9 requires P10, P11 requires P12 and H6
+    # requires P13, which all fail: withheld (-0.25 - 0.3 - 0.1).  5 - 1.85 - 0.65 = 2.5
     "erin": ({**CORRECT, "can-add": CAN_ADD_NO_LINES}, None),
     # yields pos itself: once the search is over every item is that one list, popped
     # back to []: P11 and P12 fail (-0.5).  first_solution stops at the first yield

@@ -200,7 +200,9 @@ STUDENTS = {
     # squares on an up-right diagonal of an old queen are columns already taken
     # ([1, 3, 5, 0], row 4: columns 0 and 3; [3, 0, 4], row 3: columns 0 and 3).  The search
     # keeps boards with up-right attacks, so it finds too many solutions: P16, P17,
-    # P18 and H8 fail (-1.2); H7 passes.  5 - 0.2 - 1.2 = 3.6
+    # P18 and H8 fail (-1.2); H7 passes.  Her diag_okay rejects no public pair, so its
+    # yes is what a constant True says: P4 and H2 require P3 and are withheld (-0.3).
+    # 5 - 0.2 - 1.2 - 0.3 = 3.3
     "erin": ({**CORRECT, "diag-okay": DIAG_OKAY_NO_ABS}, None),
     # n_queens_valid compares neighbouring rows only: every public board has at most
     # three queens with no conflict between rows 0 and 2, so only H4 (rows 1 and 3

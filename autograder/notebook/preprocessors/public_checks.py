@@ -11,7 +11,9 @@ from ...core.literal import python_literal
 TAG = "public-check"
 
 
-def check_cell_source(function, cases, expected, uses=(), limits=None):
+def check_cell_source(function, cases, expected, uses=(), limits=None, required=None):
+    """`required`: every case by name, for the checks a case requires (Case.requires): the cell
+    judges them as the grader does, so a withheld point is withheld here too."""
     lines = [f"# Public checks for {function}(): run this cell after the one above.",
              "run_checks(["]
     for case in cases:
@@ -26,9 +28,28 @@ def check_cell_source(function, cases, expected, uses=(), limits=None):
         lines.append(f"        \"hint\": {case.hint!r},")
         if (limits or {}).get(case.name):
             lines.append(f"        \"limit\": {limits[case.name]!r},")
+        if case.requires:
+            # A case of this cell is named by its call; another is written out, with its expected value.
+            here = {c.name for c in cases}
+            entries = [repr(required[name].call.text) if name in here
+                       else _required_entry(required[name], expected[name]) for name in case.requires]
+            if sum(len(e) for e in entries) < 80 and "\n" not in "".join(entries):
+                lines.append(f"        \"requires\": [{', '.join(entries)}],")
+            else:
+                lines += ["        \"requires\": [", *(f"            {e}," for e in entries), "        ],"]
         lines.append("    },")
     lines.append(f"], uses={list(uses)!r})" if uses else "])")
     return "\n".join(lines)
+
+
+def _required_entry(case, value):
+    """A required check as the cell writes it: its call and expected value (public, like the case)."""
+    entry = f"{{\"call\": {case.call.text!r}, \"expected\": {python_literal(value, indent=16)}"
+    if case.compare != "equal":
+        entry += f", \"compare\": {case.compare!r}"
+    if case.options:
+        entry += f", \"options\": {case.options!r}"
+    return entry + "}"
 
 
 def defining_cell(notebook, function):
@@ -54,7 +75,8 @@ def public_checks(notebook, context):
     for index, _, function, cases in sorted(placements, key=lambda p: (-p[0], -p[1])):
         cell = nbformat.v4.new_code_cell(check_cell_source(function, cases, context.expected,
                                                            call_graph.uses_in_order(uses, function),
-                                                           context.limits))
+                                                           context.limits,
+                                                           {c.name: c for c in context.assignment.cases}))
         cell.id = f"check-{function}".replace("_", "-")
         cell.metadata["tags"] = [TAG]
         notebook.cells.insert(index + 1, cell)
