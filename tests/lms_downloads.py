@@ -28,7 +28,7 @@ from pathlib import Path
 from conftest import ROOT
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
-ALICE, BOB = SUBMISSIONS / "alice.ipynb", SUBMISSIONS / "bob.ipynb"      # 5 and 1.45 points
+ALICE, BOB = SUBMISSIONS / "alice.ipynb", SUBMISSIONS / "dave.ipynb"     # 5 and 2.9 points (a score no rule gives)
 # The class: (display name, username, notebook).  Two of them share a name (a real class has namesakes).
 CLASS = [("Alice Smith", "asmith", ALICE), ("Bob Jones", "bjones", BOB), ("Carol King", "cking", ALICE),
          ("Dave Lee", "dlee", BOB)]

@@ -34,7 +34,7 @@ def test_a_gradescope_export_zipped_or_unzipped_gives_one_row_per_submitter_with
     path, _ = layout(tmp_path)
     rows, _ = grade(tmp_path / "out", path)
     assert {k: (r["name"], r["score"]) for k, r in rows.items()} == {
-        f"gradescope:{900 + n}": (name, "5" if notebook == ALICE else "1.45")
+        f"gradescope:{900 + n}": (name, "5" if notebook == ALICE else "2.9")
         for n, (name, _, notebook) in enumerate(CLASS)}
     assert rows["gradescope:900"]["handed_in_at"] == "2026-03-01T18:00:00+00:00"
     with sqlite3.connect(tmp_path / "out" / "gradebook.db") as db:
@@ -49,7 +49,7 @@ def test_blackboard_d2l_drive_and_teams_downloads_of_one_class_give_one_row_per_
         mine = {k: r for k, r in rows.items() if k.startswith(f"{lms}:")}
         assert sorted(r["name"] for r in mine.values()) == sorted(name for name, _, _ in CLASS), lms
         assert {r["name"]: r["score"] for r in mine.values()} == {
-            name: "5" if notebook == ALICE else "1.45" for name, _, notebook in CLASS}, lms
+            name: "5" if notebook == ALICE else "2.9" for name, _, notebook in CLASS}, lms
     # The LMS's own time: Blackboard's receipt (with its zone), D2L's file name; never the zip entry's.
     bob = rows["blackboard:bjones"]
     assert (bob["handed_in_at"], bob["handins"]) == ("2026-03-03T15:15:01-05:00", "2")
@@ -74,7 +74,7 @@ def test_blackboard_and_d2l_rosters_import_and_match_their_downloads(course_copy
     cli(course_copy, "release", "--out", tmp_path / "out", "--to", tmp_path / "release")
     upload = (tmp_path / "release" / "blackboard_grades.csv").read_text()
     assert upload.splitlines()[0] == '"Last Name","First Name","Username","The n-queens puzzle"'   # its title
-    assert '"Jones","Bob","bjones","1.45"' in upload
+    assert '"Jones","Bob","bjones","2.9"' in upload
 
 
 # --- one submission, two notebooks; a zip inside a submission -------------------------------------------
@@ -198,8 +198,8 @@ def test_classroom_clones_named_any_way_are_matched_by_the_roster_s_github_usern
     assert "Classroom 50 roster: 2 student(s) added" in cli(course_copy, "roster", "import", roster)
     rows, output = grade(tmp_path / "out", classroom, course=course_copy)
     assert {k: (r["name"], r["score"], r["on_roster"]) for k, r in rows.items()} == {
-        "alice": ("Alice Smith", "5", "yes"), "bob": ("Bob Jones", "1.45", "yes"),
-        "n-queens-puzzle-mallory": ("n-queens-puzzle-mallory", "1.45", "no")}
+        "alice": ("Alice Smith", "5", "yes"), "bob": ("Bob Jones", "2.9", "yes"),
+        "n-queens-puzzle-mallory": ("n-queens-puzzle-mallory", "2.9", "no")}
     output = " ".join(output.split())
     assert "match no GitHub username on the roster" in output and "n-queens-puzzle-mallory" in output
 
