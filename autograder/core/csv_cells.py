@@ -1,16 +1,29 @@
-"""CSV text that a spreadsheet opens as text, never as a formula.
+"""The one CSV writer: every CSV file the grader emits is written by `csv_text`.
 
-Student names, file names and messages come from students: a cell starting
-with =, +, -, @, a tab or a carriage return would be run as a formula by
-Excel, LibreOffice or Google Sheets ("CSV injection").  Such a cell gets a
-leading apostrophe, the usual guard (OWASP); numbers we format ourselves are
-left alone.
+Two promises, whatever a student put in a name, a file name or a message:
+
+* A row cannot be split.  Lines end with CRLF (RFC 4180), and every field that
+  holds a CR, an LF, a quote, a comma or a semicolon is quoted (a quote
+  doubled).  Python's csv module quotes only what its own delimiter and line
+  end need, so a bare CR in a name was written unquoted, and a reader that
+  ends a row at any CR (Excel's and LibreOffice's do, and so do many scripts)
+  started a new row there.  The semicolon is quoted because a spreadsheet in a
+  locale whose list separator is `;` reads the file with that delimiter.
+* A cell is never run as a formula.  A text cell whose first visible character
+  is =, +, -, @ (after any leading spaces, tabs or control characters, which a
+  spreadsheet skips), or which starts with a tab or a CR, gets a leading
+  apostrophe: the usual guard (OWASP, "CSV injection").  Numbers we format
+  ourselves are left alone.
 """
 
-import csv
-import io
+import re
 
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@")
+# What a spreadsheet skips before it decides whether a cell is a formula: white space and control characters.
+_LEADING_BLANKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]*")
+# A field holding any of these is quoted: each could end a field or a row in some reader.
+_NEEDS_QUOTES = re.compile(r'[\r\n",;]')
+LINE_END = "\r\n"
 
 
 class Number(float):
@@ -26,16 +39,25 @@ class Verbatim(str):
 
 
 def safe_cell(value):
+    """A cell's value as it may be written: text from anyone never starts like a formula."""
     if isinstance(value, str) and not isinstance(value, Verbatim):
         value = value.replace("\x00", "")      # a NUL ends many CSV readers' line
-        if value.startswith(_FORMULA_STARTS):
+        first = value[_LEADING_BLANKS.match(value).end():]
+        if value.startswith(("\t", "\r")) or first.startswith(_FORMULA_STARTS):
             return "'" + value
     return value
 
 
+def _field(value):
+    text = "" if value is None else str(value)
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if _NEEDS_QUOTES.search(text) else text
+
+
+def csv_row(cells):
+    """One row of CSV text, its line end included, every cell guarded."""
+    return ",".join(_field(safe_cell(cell)) for cell in cells) + LINE_END
+
+
 def csv_text(header, rows):
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows([safe_cell(cell) for cell in row] for row in rows)
-    return buffer.getvalue()
+    """A whole CSV file: the header, then the rows (each guarded, quoted where needed, ended by CRLF)."""
+    return csv_row(header) + "".join(csv_row(row) for row in rows)
