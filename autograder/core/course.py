@@ -191,10 +191,11 @@ def load_course(root=None):
                   grades=_folder(data.get("grades", "grades"), f"{path} [course]"))
 
 
-def parse_deadline(text):
+def parse_deadline(text, zone=None):
     """ISO 8601 text with a UTC offset, from what an instructor types.
 
-    "2026-12-01T23:59:00-05:00" stays as it is; a time without an offset is this
+    "2026-12-01T23:59:00-05:00" stays as it is; a time without an offset is in `zone` (a tzinfo: the
+    course deadline's, so `extend --until 2026-12-04` is 23:59 where the course's deadline is), else this
     machine's local time on that date; a date alone means 23:59 that day."""
     if isinstance(text, datetime) and text.tzinfo is not None:     # TOML's own offset date-time
         return text.isoformat(timespec="seconds")
@@ -208,7 +209,8 @@ def parse_deadline(text):
         raise CourseError(f"deadline {value!r} is not a date and time: write it as ISO 8601, "
                           "e.g. 2026-12-01T23:59:00-05:00 (or 2026-12-01 23:59 for local time)") from None
     if moment.tzinfo is None:
-        moment = moment.astimezone()     # local time, with that date's offset (summer time included)
+        # The deadline's zone; else local time, with that date's offset (summer time included).
+        moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
     return moment.isoformat(timespec="seconds")
 
 

@@ -64,7 +64,8 @@ def current_score(course, assignment, student):
         return None
     gradebook = Gradebook(gradebook_path(folder))
     try:
-        return next((row.score for row in gradebook.grades(assignment.id) if row.student == student), None)
+        return next((row.score for row in gradebook.grades(assignment.id)
+                     if row.student == student and row.status != "not-graded"), None)
     finally:
         gradebook.close()
 

@@ -202,3 +202,16 @@ def load_absent(out_dir, assignment_id):
                                     "adjust_note FROM absent WHERE assignment = ? ORDER BY student", (assignment_id,))]
     finally:
         db.close()
+
+
+@_one_line_errors
+def load_pending(out_dir, assignment_id):
+    """[(name, student)] of hand-ins set out to be graded and not graded yet (a run stopped half way)."""
+    db = _connect(out_dir)
+    try:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending'").fetchone():
+            return []
+        return [(r[1] or r[0], r[0]) for r in db.execute(
+            "SELECT DISTINCT student, name FROM pending WHERE assignment = ? ORDER BY student", (assignment_id,))]
+    finally:
+        db.close()

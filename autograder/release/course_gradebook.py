@@ -8,11 +8,14 @@ Writing again changes only the files whose bytes change.
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.listing import names
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..feedback.semester import semester_report
 from ..feedback.write import write_if_changed
 from ..gradebook.course_book import read_course_book
+from ..gradebook.read import FeedbackError
 from ..roster.store import CourseRecords
+from .canvas_checks import check_canvas_columns
 from .course_grades import course_grade_files
 from .course_imports import import_files
 
@@ -41,18 +44,47 @@ def canvas_columns(course, book, seen):
     return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems
 
 
-def write_course_gradebook(course, target, gradebooks=None, points_possible=True):
-    """Read the roster and every assignment's gradebook, write everything to `target`; a CourseGradebook."""
+def _error(message, details=()):
+    error = FeedbackError(message)
+    error.details = tuple(details)
+    return error
+
+
+def write_course_gradebook(course, target, gradebooks=None, points_possible=True, force=False):
+    """Read the roster and every assignment's gradebook, write everything to `target`; a CourseGradebook.
+
+    Refuses (FeedbackError, nothing written) when an assignment has hand-ins not graded yet, unless `force`,
+    which writes them as blanks, never as 0; and when a Canvas column is not one of the export's."""
     target = Path(target)
     records = CourseRecords.if_any(course)
     try:
         book = read_course_book(course, records, gradebooks)
         seen = records.lms_columns() if records is not None else []
+        points = records.lms_points() if records is not None else {}
     finally:
         if records is not None:
             records.close()
+    waiting = book.not_graded()
+    if waiting and not force:
+        raise _error(
+            "hand-ins not graded yet, so no grade file is written: "
+            + "; ".join(f"{a}: {names([row.student.who for row in rows])}" for a, rows in waiting.items()),
+            [f"finish {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS` again "
+             "(the command that was stopped); it grades only what is left" for a in waiting]
+            + ["or give --force to write those students' cells blank (never 0)"])
     done = CourseGradebook(book)
     columns, done.problems = canvas_columns(course, book, seen)
+    graded = {a.id for a in book.graded()}
+    refusals, warnings = check_canvas_columns(course, {a: columns.get(a) for a in graded}, seen, points,
+                                              {a.id: a.max_score for a in book.assignments})
+    if refusals:
+        raise _error(refusals[0] + ("" if len(refusals) == 1 else f" (and {len(refusals) - 1} more)"),
+                     refusals[1:])
+    done.problems += warnings
+    if waiting:
+        done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
+                          for a, rows in waiting.items()]
+
     imports = import_files(book, columns, points_possible)
     done.problems += imports.problems
     done.notes += imports.notes

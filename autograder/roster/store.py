@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS students (
     on_roster INTEGER NOT NULL DEFAULT 1,   -- 0: a later import no longer lists them (dropped the course)
     source TEXT, imported_at TEXT);
 CREATE TABLE IF NOT EXISTS aliases (alias TEXT PRIMARY KEY, student TEXT NOT NULL REFERENCES students(key));
-CREATE TABLE IF NOT EXISTS lms_columns (header TEXT PRIMARY KEY, seen_in TEXT);
+CREATE TABLE IF NOT EXISTS lms_columns (header TEXT PRIMARY KEY, seen_in TEXT);  -- and points (added later)
 CREATE TABLE IF NOT EXISTS accommodations (
     name TEXT PRIMARY KEY, extra_seconds REAL NOT NULL, reason TEXT, granted_by TEXT, granted_at TEXT);
 CREATE TABLE IF NOT EXISTS group_members (
@@ -216,6 +216,9 @@ class CourseRecords:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 10000")
             self.db.executescript(SCHEMA)
+            if "points" not in {r[1] for r in self.db.execute("PRAGMA table_info(lms_columns)")}:
+                with self.db:      # Canvas's Points Possible of each column, read from newer exports
+                    self.db.execute("ALTER TABLE lms_columns ADD COLUMN points REAL")
         except sqlite3.DatabaseError as error:
             raise RecordsError(f"{self.path}: not usable course records ({error}); restore it from a backup") \
                 from None
@@ -287,7 +290,8 @@ class CourseRecords:
                 left = [key for key, s in existing.items() if s.on_roster and key not in seen]
                 self.db.executemany("UPDATE students SET on_roster = 0 WHERE key = ?", [(k,) for k in left])
             for header in roster_file.lms_columns:
-                self.db.execute("INSERT OR REPLACE INTO lms_columns VALUES (?, ?)", (header, source))
+                self.db.execute("INSERT OR REPLACE INTO lms_columns (header, seen_in, points) VALUES (?, ?, ?)",
+                                (header, source, getattr(roster_file, "points_possible", {}).get(header)))
         return added, updated, left, duplicates
 
     @_errors
@@ -306,6 +310,11 @@ class CourseRecords:
     @_errors
     def lms_columns(self):
         return [r[0] for r in self.db.execute("SELECT header FROM lms_columns ORDER BY rowid")]
+
+    @_errors
+    def lms_points(self):
+        """{Canvas column: points possible} as the last export said (columns it gave no number are absent)."""
+        return {r[0]: r[1] for r in self.db.execute("SELECT header, points FROM lms_columns WHERE points IS NOT NULL")}
 
     def has_roster(self):
         return bool(self.students())
