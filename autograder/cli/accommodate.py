@@ -3,12 +3,12 @@
 import click
 
 from ..core.assignment import load_assignment
-from ..core.course import load_course
 from ..core.listing import names
 from ..grade.refresh import refresh
 from ..roster.store import CourseRecords
 from .extend import warn_untimed
 from .numbers import DAYS, HOURS
+from .options import grading_course
 from .output import JSON, emit_json, say
 
 
@@ -26,7 +26,7 @@ from .output import JSON, emit_json, say
 @click.pass_obj
 def accommodate_command(course_root, group, extra_days, extra_hours, reason, add, remove, listing, as_json):
     """Extra time on every deadline for the students of a group (members: --student, repeated)."""
-    course = load_course(course_root)
+    course = grading_course(course_root)
     with CourseRecords.of(course) as records:
         if listing or group is None:
             found = records.accommodations()

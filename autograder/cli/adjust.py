@@ -3,10 +3,10 @@
 import click
 
 from ..core.assignment import load_assignment
-from ..core.course import load_course
 from ..grade.refresh import current_score, not_graded_here, refresh
 from ..roster.store import CourseRecords, RecordsError
 from .numbers import POINTS_CHANGE, SCORE
+from .options import grading_course
 from .output import JSON, emit_json, say
 
 
@@ -30,7 +30,7 @@ from .output import JSON, emit_json, say
 def adjust_command(course_root, assignment_id, who, points, score, allow_over, reason, listing, withdraw, as_json):
     """Add points to, or set, one student's score; it is applied on top of the computed score, never into it,
     so it survives `grade --regrade`, new cases and a changed late policy."""
-    course = load_course(course_root)
+    course = grading_course(course_root)
     with CourseRecords.of(course) as records:
         if listing:
             _list(records, assignment_id, who, as_json)

@@ -5,11 +5,12 @@ from datetime import datetime
 import click
 
 from ..core.assignment import load_assignment
-from ..core.course import CourseError, late_rules, load_course, parse_deadline
+from ..core.course import CourseError, late_rules, parse_deadline
 from ..grade.refresh import gradebook_dir, not_graded_here, refresh, untimed
 from ..gradebook import Gradebook
 from ..gradebook.read import gradebook_path
 from ..roster.store import CourseRecords
+from .options import grading_course
 from .output import JSON, emit_json, say
 
 
@@ -29,7 +30,7 @@ from .output import JSON, emit_json, say
 @click.pass_obj
 def extend_command(course_root, assignment_id, who, until, reason, listing, withdraw, as_json):
     """Give one student a later deadline for one assignment; lateness and penalties follow it."""
-    course = load_course(course_root)
+    course = grading_course(course_root)
     with CourseRecords.of(course) as records:
         if listing:
             found = records.extensions(assignment_id)

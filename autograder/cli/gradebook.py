@@ -4,8 +4,8 @@ from pathlib import Path
 
 import click
 
-from ..core.course import load_course
 from ..core.listing import names
+from .options import grading_course
 from .output import JSON, NORMAL, emit_json, say
 
 
@@ -25,7 +25,7 @@ def gradebook_command(course_root, target, sources, points_row, force, as_json):
     """Write the course gradebook for all assignments at once, with a file for each LMS to import."""
     # Imported here: matplotlib and openpyxl would cost every other command's start-up.
     from ..release.course_gradebook import write_course_gradebook
-    course = load_course(course_root)
+    course = grading_course(course_root)
     done = write_course_gradebook(course, target, _sources(course, sources), points_row, force)
     book = done.book
     if not as_json:     # which folder each assignment was read from: the course's own, or a --from

@@ -7,10 +7,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..core.course import load_course
 from ..core.listing import names
 from ..roster.lms_files import read_roster
 from ..roster.store import CourseRecords
+from .options import grading_course
 from .output import JSON, NORMAL, emit_json, say
 
 
@@ -22,7 +22,7 @@ def roster_group(ctx, as_json, everyone):
     """List the roster (grades/course.db), or import one: `autograder roster import FILE`."""
     if ctx.invoked_subcommand is not None:
         return
-    with CourseRecords.of(load_course(ctx.obj), create=False) as records:
+    with CourseRecords.of(grading_course(ctx.obj), create=False) as records:
         students = records.students(include_off_roster=everyone)
         accommodations = {s: [a.name for a in records.accommodations() if s in a.members] for s in
                           (st.key for st in students)}
@@ -46,7 +46,7 @@ def roster_group(ctx, as_json, everyone):
 def import_command(course_root, file, as_json):
     """Import FILE: Canvas's gradebook export, Moodle's participants list or grading worksheet,
     Gradescope's roster or GitHub Classroom's roster (recognised by its header)."""
-    course = load_course(course_root)
+    course = grading_course(course_root)
     roster = read_roster(file)
     with CourseRecords.of(course) as records:
         added, updated, left, duplicates = records.import_roster(roster, file.name)
