@@ -12,8 +12,9 @@ Two promises, whatever a student put in a name, a file name or a message:
 * A cell is never run as a formula.  A text cell whose first visible character
   is =, +, -, @ (after any leading spaces, tabs or control characters, which a
   spreadsheet skips), or which starts with a tab or a CR, gets a leading
-  apostrophe: the usual guard (OWASP, "CSV injection").  Numbers we format
-  ourselves are left alone.
+  apostrophe: the usual guard (OWASP, "CSV injection").  So does each line of a
+  field that holds line breaks, for a reader that splits rows at every one.
+  Numbers we format ourselves are left alone.
 """
 
 import re
@@ -23,6 +24,10 @@ _FORMULA_STARTS = ("=", "+", "-", "@")
 _LEADING_BLANKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]*")
 # A field holding any of these is quoted: each could end a field or a row in some reader.
 _NEEDS_QUOTES = re.compile(r'[\r\n",;]')
+# A line inside a field that would start like a formula: guarded too, for a reader that splits rows at every
+# line break, quotes or not (a script's splitlines()).  No name or message needs a line to start so.
+_LINE_STARTS_LIKE_A_FORMULA = re.compile(r"(?:(?<=\n)|(?<=\r)(?!\n))"
+                                         r"(?=(?:[^\S\r\n]|[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f])*[=+\-@])")
 LINE_END = "\r\n"
 
 
@@ -43,6 +48,8 @@ def safe_cell(value):
     if isinstance(value, str) and not isinstance(value, Verbatim):
         value = value.replace("\x00", "")      # a NUL ends many CSV readers' line
         first = value[_LEADING_BLANKS.match(value).end():]
+        if "\r" in value or "\n" in value:
+            value = _LINE_STARTS_LIKE_A_FORMULA.sub("'", value)
         if value.startswith(("\t", "\r")) or first.startswith(_FORMULA_STARTS):
             return "'" + value
     return value

@@ -170,11 +170,8 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
         _apply_times(intake, times, records)
     rekeyed = _match_roster(records, intake)
+    # A trial run, `make demo`: the roster is read, nothing of the course's is written (GradeRun says so).
     elsewhere = None if course.is_grades_dir(assignment.id, out) else course.grades_dir(assignment.id)
-    if elsewhere is not None:
-        # A trial run, `make demo`: the roster is read, nothing of the course's is written or moved.
-        intake.notes.append(f"{out} is not the course's gradebook for {assignment.id} ({elsewhere}): the course's "
-                            "grades and records are left as they are")
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
