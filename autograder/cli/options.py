@@ -1,5 +1,6 @@
 """Options several verbs share, declared once."""
 
+import os
 from pathlib import Path
 
 import click
@@ -18,7 +19,10 @@ OUT = click.option("--out", "out_dir", required=True, type=click.Path(file_okay=
 def grading_course(course_root):
     """The course, for a verb that writes names or grades: what it creates is private (core/sharing.py)."""
     course = load_course(course_root)
-    keep_private(course)
+    previous = keep_private(course)
+    context = click.get_current_context(silent=True)
+    if context is not None:      # run in-process (a test, a script): the caller's umask comes back after
+        context.call_on_close(lambda: os.umask(previous))
     return course
 
 

@@ -34,7 +34,5 @@ def grades_umask(course):
 
 def keep_private(course):
     """From now on, what this process creates is private to its user, or to the course's group when the course
-    is shared (see above).  Returns the umask it set."""
-    mask = grades_umask(course)
-    os.umask(mask)
-    return mask
+    is shared (see above).  Returns the umask it replaced."""
+    return os.umask(grades_umask(course))

@@ -5,6 +5,7 @@ semester_report.html (feedback/semester.py) and lms/ (release/course_imports.py)
 Writing again changes only the files whose bytes change.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +34,15 @@ def canvas_columns(course, book, seen):
     Canvas export that names the assignment (core.lms_columns.best_column, as `autograder init` picks it).
     A column two assignments would share is given to neither: one would overwrite the other in Canvas."""
     seen = [header for header in seen if ASSIGNMENT_COLUMN.match(header)]
-    chosen = {a.id: course.lms_column(a.id) or best_column(a.id, a.title, seen) for a in book.assignments}
+    chosen = {a.id: course.lms_column(a.id) for a in book.assignments if course.lms_column(a.id)}
+    # A column that names an assignment exactly is that assignment's; only the others compete, for what is
+    # left (with one column in the export, every assignment came close enough to it, and none got it).
+    for assignment in book.assignments:
+        column = best_column(assignment.id, assignment.title, seen)
+        if assignment.id not in chosen and column is not None and _names_exactly(column, assignment):
+            chosen[assignment.id] = column
+    left = [header for header in seen if header not in chosen.values()]
+    chosen.update({a.id: best_column(a.id, a.title, left) for a in book.assignments if a.id not in chosen})
     by_column = {}
     for assignment_id, column in chosen.items():
         if column is not None:
@@ -48,6 +57,11 @@ def _error(message, details=()):
     error = FeedbackError(message)
     error.details = tuple(details)
     return error
+
+
+def _names_exactly(column, assignment):
+    words = lambda text: " ".join(re.findall(r"[a-z0-9]+", text.lower()))    # noqa: E731
+    return words(ASSIGNMENT_COLUMN.match(column).group("name")) in (words(assignment.id), words(assignment.title))
 
 
 def write_course_gradebook(course, target, gradebooks=None, points_possible=True, force=False):
