@@ -12,7 +12,7 @@ from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending
 from ..release.classroom import release_classroom, write_manifest
 from ..release.canvas_checks import check_canvas_columns
-from ..roster.store import CourseRecords
+from ..roster.store import CourseRecords, unusable
 from ..release.lms import release_lms
 from ..release.students import release_students
 from .options import ASSIGNMENT, graded_assignment
@@ -90,6 +90,9 @@ def _canvas_checks(course, assignment, column):
     if records is None:
         return [], column
     with records:
+        broken = unusable(records, assignment.id)
+        if broken:      # the grades this release would write are not known
+            raise FeedbackError(broken[0])
         tests = [s.key for s in records.students(include_off_roster=True) if s.test_student]
         seen, points = records.lms_columns(), records.lms_points()
     if course.lms == "moodle":

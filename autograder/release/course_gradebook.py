@@ -15,7 +15,7 @@ from ..feedback.semester import semester_report
 from ..feedback.write import write_if_changed
 from ..gradebook.course_book import read_course_book
 from ..gradebook.read import FeedbackError
-from ..roster.store import CourseRecords
+from ..roster.store import CourseRecords, unusable
 from .canvas_checks import check_canvas_columns
 from .course_grades import course_grade_files
 from .course_imports import import_files
@@ -73,11 +73,14 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
     records = CourseRecords.if_any(course)
     try:
         book = read_course_book(course, records, gradebooks)
+        broken = unusable(records) if records is not None else []
         seen = records.lms_columns() if records is not None else []
         points = records.lms_points() if records is not None else {}
     finally:
         if records is not None:
             records.close()
+    if broken:
+        raise _error(broken[0] + ("" if len(broken) == 1 else f" (and {len(broken) - 1} more)"), broken[1:])
     waiting = book.not_graded()
     if waiting and not force:
         raise _error(

@@ -516,6 +516,20 @@ def _near(folded, everyone, limit=6):
     return found[:limit]
 
 
+def unusable(records, assignment=None):
+    """What the course's records hold that cannot be applied (a NULL, an infinity), one line each, naming the
+    row and how to fix it; [] when everything can.  `gradebook` and `release` refuse while there is any, as
+    the grades they would write are not known."""
+    lines = [f"adjustment #{a.id} ({records.who(a.student)}, {a.assignment}) cannot be applied: {a.problem}; "
+             f"withdraw it (`autograder adjust --withdraw {a.id} --reason ...`) and give it again"
+             for a in records.adjustments(assignment) if a.problem]
+    lines += [f"accommodation {a.name!r} cannot be applied: {a.problem}, so the deadline of "
+              f"{', '.join(records.who(m) for m in a.members) or 'its members'} is unknown: set it again "
+              f"(`autograder accommodate --group {a.name} --extra-days N`)"
+              for a in records.accommodations() if a.problem]
+    return lines
+
+
 def apply_adjustments(score, adjustments):
     """The score after the standing adjustments, in the order they were made (a set score, then points)."""
     for adjustment in adjustments:
