@@ -36,3 +36,13 @@ def keep_private(course):
     """From now on, what this process creates is private to its user, or to the course's group when the course
     is shared (see above).  Returns the umask it replaced."""
     return os.umask(grades_umask(course))
+
+
+def new_database(path):
+    """Create the SQLite file at `path` (if it is not there) with the umask's modes: SQLite itself creates
+    one 0644 less the umask (SQLITE_DEFAULT_FILE_PERMISSIONS), which a shared course's group could not write.
+    Its journal then gets the same modes as the file (SQLite's unix VFS gives a journal its database's)."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except FileExistsError:
+        pass

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..core.errors import AutograderError
+from ..core.sharing import new_database
 
 FILE_NAME = "course.db"
 
@@ -212,6 +213,7 @@ class CourseRecords:
                                "(`autograder roster import FILE`)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            new_database(self.path)
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 10000")
