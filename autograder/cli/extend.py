@@ -33,49 +33,60 @@ def extend_command(course_root, assignment_id, who, until, reason, listing, with
     course = grading_course(course_root)
     with CourseRecords.of(course) as records:
         if listing:
-            found = records.extensions(assignment_id)
-            if as_json:
-                emit_json([{**e.__dict__, "name": records.who(e.student)} for e in found])
-            for e in [] if as_json else found:
-                click.echo(f"#{e.id} {e.assignment} {records.who(e.student)}: until {e.until}"
-                           + (f" ({e.reason})" if e.reason else "") + f", by {e.granted_by} at {e.granted_at}")
-            if not found and not as_json:
-                click.echo("no standing extensions")
+            _list(records, assignment_id, as_json)
             return
+        student = None
         if withdraw is not None:
             extension = records.withdraw_extension(withdraw)
             assignment_id = extension.assignment
             click.echo(f"withdrew extension #{withdraw} ({records.who(extension.student)}, {extension.assignment})")
-            student = None
         else:
-            missing = [flag for flag, value in (("--assignment", assignment_id), ("--student", who),
-                                                ("--until", until)) if not value]
-            if missing:
-                raise click.UsageError(f"missing {', '.join(missing)} (or give --list or --withdraw)")
-            assignment = load_assignment(course, assignment_id)
-            student = records.find(who)
-            deadline = _own_deadline(course, assignment.id)
-            if deadline is None:
-                raise CourseError(f"{assignment.id} has no deadline (course.toml's [assignment.{assignment.id}]), "
-                                  "so there is nothing to extend: set its deadline first")
-            try:
-                moment = parse_deadline(until, deadline.tzinfo)
-            except CourseError as error:
-                raise CourseError(f"--until: {error}") from None
-            if datetime.fromisoformat(moment) <= deadline:
-                raise CourseError(f"--until {moment} is not after {assignment.id}'s own deadline "
-                                  f"({deadline.isoformat()}): an extension gives more time, never less")
-            number = records.extend(assignment.id, student.key, moment, reason)
-            if as_json:
-                emit_json({"id": number, "assignment": assignment.id, "student": student.key, "until": moment})
-            else:
-                click.echo(f"extension #{number}: {student.who} has until {moment} for {assignment.id}")
+            student = _grant(course, records, assignment_id, who, until, reason, as_json)
         assignment = load_assignment(course, assignment_id)
         done = refresh(course, assignment, records)
         say(f"applied to {done.out_dir / 'grades.csv'}" if done else not_graded_here(course, records, assignment.id),
             err=True)
         if student is not None:
             warn_untimed(course, assignment.id, [student.key], records, "the extension")
+
+
+def _list(records, assignment_id, as_json):
+    found = records.extensions(assignment_id)
+    if as_json:
+        emit_json([{**e.__dict__, "name": records.who(e.student)} for e in found])
+        return
+    for e in found:
+        click.echo(f"#{e.id} {e.assignment} {records.who(e.student)}: until {e.until}"
+                   + (f" ({e.reason})" if e.reason else "") + f", by {e.granted_by} at {e.granted_at}")
+    if not found:
+        click.echo("no standing extensions")
+
+
+def _grant(course, records, assignment_id, who, until, reason, as_json):
+    """Record the extension, its date read in the deadline's zone and after the deadline; returns the student."""
+    missing = [flag for flag, value in (("--assignment", assignment_id), ("--student", who), ("--until", until))
+               if not value]
+    if missing:
+        raise click.UsageError(f"missing {', '.join(missing)} (or give --list or --withdraw)")
+    assignment = load_assignment(course, assignment_id)
+    student = records.find(who)
+    deadline = _own_deadline(course, assignment.id)
+    if deadline is None:
+        raise CourseError(f"{assignment.id} has no deadline (course.toml's [assignment.{assignment.id}]), "
+                          "so there is nothing to extend: set its deadline first")
+    try:
+        moment = parse_deadline(until, deadline.tzinfo)
+    except CourseError as error:
+        raise CourseError(f"--until: {error}") from None
+    if datetime.fromisoformat(moment) <= deadline:
+        raise CourseError(f"--until {moment} is not after {assignment.id}'s own deadline "
+                          f"({deadline.isoformat()}): an extension gives more time, never less")
+    number = records.extend(assignment.id, student.key, moment, reason)
+    if as_json:
+        emit_json({"id": number, "assignment": assignment.id, "student": student.key, "until": moment})
+    else:
+        click.echo(f"extension #{number}: {student.who} has until {moment} for {assignment.id}")
+    return student
 
 
 def _own_deadline(course, assignment_id):

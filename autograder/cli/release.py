@@ -51,14 +51,7 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     click.echo(f"{assignment.id}: read {gradebook_path(out_dir)}" + (
         "" if course.is_grades_dir(assignment.id, out_dir)
         else f" (not the course's gradebook for {assignment.id}, {course.grades_dir(assignment.id)})"))
-    waiting = load_pending(out_dir, assignment.id)
-    if waiting and not force:
-        error = FeedbackError(f"{len(waiting)} hand-in(s) of {assignment.id} not graded yet, so nothing is "
-                              f"released: {names([who for who, _ in waiting])}")
-        error.details = ("the grading run that held them was stopped: run the same `autograder grade ... --out "
-                         f"{out_dir}` command again (without --regrade); it grades only what is left",
-                         "or give --force to release those students with a blank grade (never 0)")
-        raise error
+    waiting = _not_graded_yet(out_dir, assignment, force)
     pages = build_pages(course, assignment, out_dir)
     waiting_keys = {key for _, key in waiting}
     pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
@@ -81,6 +74,20 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
         result = release_classroom(assignment, pages, target)
         write_manifest(out_dir, assignment, target, result)
     _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
+
+
+def _not_graded_yet(out_dir, assignment, force):
+    """[(name, key)] of hand-ins not graded yet; refused (nothing released) unless `force`."""
+    waiting = load_pending(out_dir, assignment.id)
+    if waiting and not force:
+        people = [who if who == key else f"{who} ({key})" for who, key in waiting]
+        error = FeedbackError(f"{len(waiting)} hand-in(s) of {assignment.id} not graded yet, so nothing is "
+                              f"released: {names(people)}")
+        error.details = ("the grading run that held them was stopped: run the same `autograder grade ... --out "
+                         f"{out_dir}` command again (without --regrade); it grades only what is left",
+                         "or give --force to release those students with a blank grade (never 0)")
+        raise error
+    return waiting
 
 
 def _canvas_checks(course, assignment, column):

@@ -170,8 +170,12 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
         _apply_times(intake, times, records)
     rekeyed = _match_roster(records, intake)
-    # A trial run, `make demo`: the roster is read, nothing of the course's is written (GradeRun says so).
+    # A trial run, `make demo`: the roster is read, nothing of the course's is written; GradeRun says so when
+    # the course keeps grades or records that a person might think this run changes.
     elsewhere = None if course.is_grades_dir(assignment.id, out) else course.grades_dir(assignment.id)
+    if elsewhere is not None and not ((elsewhere / "gradebook.db").is_file()
+                                      or (course.grades_root / "course.db").is_file()):
+        elsewhere = None
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
@@ -190,6 +194,11 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     csv_path = out / "grades.csv"
     graded = [0]
     previous = _stop_at_the_first_interrupt()
+    # What this process keeps is private (core/sharing.py: umask 077, or 007 for a shared course), but the
+    # sandbox counts on the usual 022 for what its workers write and read back (with 077 a hand-in's helper
+    # module cannot be imported): it gets that while it runs.  Everything of the grader's inside --out is
+    # under a folder made private before (and the users layer sets its own umask as it starts).
+    mask = os.umask(0o022)
     try:
         gradebook.expect(None, assignment.id, todo, assignment.max_score)
         # What the "users" layer must hide by file permissions (the others hide everything but the OS):
@@ -204,11 +213,13 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
             gradebook.finish_run(run_id)
             isolation = sandbox.isolation
     except KeyboardInterrupt:
+        os.umask(mask)
         gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
         gradebook.export_csv(assignment.id, csv_path)
         gradebook.close()
         raise GradingInterrupted(graded[0], len(todo), csv_path, options.regrade) from None
     finally:
+        os.umask(mask)
         if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
             signal.signal(signal.SIGINT, previous)
     late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)

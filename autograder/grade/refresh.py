@@ -71,14 +71,16 @@ def current_score(course, assignment, student):
 
 
 def untimed(course, assignment_id, students):
-    """The students among `students` (keys) whose counted hand-in has no hand-in time from the LMS: a deadline
-    of their own cannot be judged for them.  [] when the assignment is not graded yet."""
+    """The students among `students` (keys) whose counted hand-in is late by the LMS's mark alone, with no hand-in
+    time: a deadline of their own cannot be judged for them, and the mark (judged against the course's deadline)
+    stands.  [] when the assignment is not graded yet."""
     folder = gradebook_dir(course, assignment_id)
     if folder is None:
         return []
     gradebook = Gradebook(gradebook_path(folder))
     try:
         return [row for row in gradebook.grades(assignment_id) if row.student in set(students)
-                and row.status not in ("missing", "not-yet", "not-graded") and not row.handed_in_at]
+                and row.status not in ("missing", "not-yet", "not-graded") and not row.handed_in_at
+                and row.late == 1]
     finally:
         gradebook.close()
