@@ -133,3 +133,16 @@ def test_lists_and_lookups_speak_names(course_copy, tmp_path):
     assert "Erik Nunes (canvas:2004)" in runner.invoke(main, ["--course", str(course_copy), "accommodate",
                                                                "--list"]).output
     assert Path(course_copy / "grades" / "course.db").is_file()
+
+
+def test_the_grade_table_keeps_every_key_whole_at_80_columns(monkeypatch, capsys):
+    from autograder.cli.grade import _print_table
+    from autograder.gradebook.store import GradeRow
+    monkeypatch.setenv("COLUMNS", "80")
+    rows = [GradeRow(f"canvas:{2000 + n}", "n-queens", 4.3, 5.0, "graded",
+                     "1 notebook cell(s) raised an error or were stopped", "Erin Núñez-Castellanos de la Vega",
+                     None, None, None, None, None, "x.ipynb", 1, None) for n in range(3)]
+    _print_table(rows)
+    shown = capsys.readouterr().out
+    assert all(f"canvas:{2000 + n}" in shown for n in range(3)), shown
+    assert max(len(line) for line in shown.splitlines()) <= 80

@@ -172,3 +172,19 @@ def test_times_apply_to_graded_hand_ins_and_find_students_as_student_does(course
                    "2026-11-03")
     assert "cannot change the lateness" not in extended.output
     assert grades(course)["Carol King"]["late"] == "no"
+
+
+def test_an_accommodation_s_reason_stays_with_the_instructor(course):
+    done = run(course, "accommodate", "--group", "extra-time", "--extra-days", "2", "--reason",
+               "letter from disability services", "--student", "dlee")
+    assert done.exit_code == 0 and "disability" in done.output
+    assert "disability" in run(course, "accommodate", "--list").output
+    out = course / "grades" / "n-queens"
+    assert run(course, "feedback", "--out", str(out)).exit_code == 0
+    assert run(course, "report", "--out", str(out)).exit_code == 0
+    assert run(course, "gradebook", "--to", str(course.parent / "book")).exit_code == 0
+    shown = [out / "grades.csv", out / "report.html", *(out / "feedback").rglob("*.*"),
+             *(course.parent / "book").rglob("*.*")]
+    assert [p for p in shown if "disability" in p.read_bytes().decode("utf-8", "replace")] == []
+    page = next((out / "feedback").glob("Dave_Lee*/feedback.md")).read_text()
+    assert "accommodation 'extra-time': 2 days extra" in page
