@@ -23,12 +23,16 @@ def digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_the_demo_and_a_trial_run_leave_the_course_s_grades_as_they_were(course_copy, tmp_path):
-    course = course_copy
+def with_canvas_roster(course, folder):
+    """The course with test_semester's deadlines and its Canvas roster imported; returns the course."""
     configure(course)
-    roster = tmp_path / "export.csv"
-    roster.write_text(CANVAS_ROSTER)
-    cli(course, "roster", "import", str(roster))
+    (folder / "export.csv").write_text(CANVAS_ROSTER)
+    cli(course, "roster", "import", str(folder / "export.csv"))
+    return course
+
+
+def test_the_demo_and_a_trial_run_leave_the_course_s_grades_as_they_were(course_copy, tmp_path):
+    course = with_canvas_roster(course_copy, tmp_path)
     graded = canvas_zip(tmp_path / "nq.zip", "n-queens", ["alice", "bob", "carol", "dave", "erin"], late=["carol"])
     cli(course, "grade", "--assignment", "n-queens", "--out", str(course / "grades" / "n-queens"), str(graded))
     cli(course, "extend", "--assignment", "n-queens", "--student", "cking", "--until", "2026-11-04",
@@ -90,11 +94,7 @@ def test_course_toml_names_the_folder_and_the_verbs_say_which_they_read(course_c
 def test_an_older_course_that_graded_elsewhere_is_told_where_to_move_it(course_copy, tmp_path):
     """Older versions recorded the last `grade --out`; the course now reads only its own folder, and says so."""
     import sqlite3
-    course = course_copy
-    configure(course)
-    roster = tmp_path / "export.csv"
-    roster.write_text(CANVAS_ROSTER)
-    cli(course, "roster", "import", str(roster))
+    course = with_canvas_roster(course_copy, tmp_path)
     elsewhere = tmp_path / "elsewhere"
     cli(course, "grade", "--assignment", "n-queens", "--out", str(elsewhere),
         str(canvas_zip(tmp_path / "nq.zip", "n-queens", ["alice", "bob"])))

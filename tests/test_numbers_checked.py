@@ -16,23 +16,17 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.cli.main import main
+from conftest import copy_course
 from test_semester import CANVAS_ROSTER, canvas_zip, cli, configure
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def graded_template(tmp_path_factory, request):
+def graded_template(tmp_path_factory):
     """A course with a Canvas roster, n-queens graded from Canvas's download (no hand-in times in it)."""
-    from conftest import ROOT
     root = tmp_path_factory.mktemp("graded")
-    course = root / "course"
-    for name in ("course.toml", "public_rubric.xlsx"):
-        course.mkdir(exist_ok=True)
-        shutil.copy(ROOT / name, course / name)
-    for folder in ("solutions", "assignments"):
-        shutil.copytree(ROOT / folder, course / folder)
-    shutil.copytree(ROOT / "autograder" / "assignments", course / "autograder" / "assignments")
+    course = copy_course(root / "course")
     configure(course)
     (root / "export.csv").write_text(CANVAS_ROSTER)
     cli(course, "roster", "import", str(root / "export.csv"))
@@ -188,3 +182,11 @@ def test_an_accommodation_s_reason_stays_with_the_instructor(course):
     assert [p for p in shown if "disability" in p.read_bytes().decode("utf-8", "replace")] == []
     page = next((out / "feedback").glob("Dave_Lee*/feedback.md")).read_text()
     assert "accommodation 'extra-time': 2 days extra" in page
+
+
+@pytest.mark.parametrize("args", [["--late-penalty", "nan"], ["--late-cap", "inf"], ["--timeout", "inf"],
+                                  ["--submission-timeout", "1e400"], ["--limit-factor", "nan"]])
+def test_grade_refuses_numbers_that_are_not_finite(course, args):
+    done = run(course, "grade", "--assignment", "n-queens", "--out", str(course.parent / "try"), *args,
+               str(course.parent / "nq.zip"))
+    assert done.exit_code == 2 and "finite" in done.output and not (course.parent / "try").exists()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import copy_course
 from test_semester import CANVAS_ROSTER, canvas_zip, configure
 
 pytestmark = [pytest.mark.slow, pytest.mark.conditions]
@@ -63,13 +63,7 @@ def test_a_ta_in_the_course_group_runs_every_verb(staff, tmp_path_factory):
     base = Path(tempfile.mkdtemp(prefix="autograder-shared-"))
     try:
         base.chmod(0o755)
-        course = base / "course"
-        for name in ("course.toml", "public_rubric.xlsx"):
-            course.mkdir(exist_ok=True)
-            shutil.copy(ROOT / name, course / name)
-        for folder in ("solutions", "assignments"):
-            shutil.copytree(ROOT / folder, course / folder)
-        shutil.copytree(ROOT / "autograder" / "assignments", course / "autograder" / "assignments")
+        course = copy_course(base / "course")
         configure(course)
         for path in [course, *course.rglob("*")]:
             os.chown(path, pwd.getpwnam(instructor).pw_uid, gid)

@@ -16,6 +16,7 @@ from ..core.listing import names
 from ..engine.isolation import LAYERS, MAX_SLOTS
 from ..grade.class_run import GradeEvents, GradeOptions, GradingInterrupted, command_line, grade_class
 from ..gradebook.store import NOT_GRADED, late_word
+from .numbers import FACTOR, POINTS, SECONDS
 from .options import grading_course
 from .output import JSON, NORMAL, emit_json, say, verbosity
 
@@ -28,13 +29,13 @@ console = Console(stderr=True)
               help="Folder for gradebook.db, grades.csv and unpacked archives.")
 @click.option("--jobs", type=click.IntRange(1, MAX_SLOTS), default=None,
               help="Hand-ins graded at once (default: the number of cores).")
-@click.option("--timeout", "case_timeout", type=click.FloatRange(min=0.01), default=None,
+@click.option("--timeout", "case_timeout", type=SECONDS, default=None,
               help="CPU seconds per case, for every case (default: each case's limit from the reference's timing).")
-@click.option("--submission-timeout", type=click.FloatRange(min=0.1), default=None,
+@click.option("--submission-timeout", type=SECONDS, default=None,
               help="Seconds for a whole hand-in (default: the assignment's submission_timeout).")
-@click.option("--limit-floor", type=click.FloatRange(min=0.01), default=None,
+@click.option("--limit-floor", type=SECONDS, default=None,
               help="Shortest case limit in CPU seconds, for this run (default: cases.toml's limit_floor).")
-@click.option("--limit-factor", type=click.FloatRange(min=1), default=None,
+@click.option("--limit-factor", type=FACTOR, default=None,
               help="A case's limit as a multiple of the reference's time, for this run "
                    "(default: cases.toml's limit_factor).")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=64), default=2048, show_default=True,
@@ -50,8 +51,8 @@ console = Console(stderr=True)
 @click.option("--late-policy", type=click.Choice(LATE_POLICIES), default=None,
               help="none: record lateness only; per-day: --late-penalty points off per started day; "
                    "cap: at most --late-cap points (default: course.toml's, else none).")
-@click.option("--late-penalty", type=click.FloatRange(min=0), default=None, help="Points off per started day late.")
-@click.option("--late-cap", type=click.FloatRange(min=0), default=None, help="Most points a late hand-in earns.")
+@click.option("--late-penalty", type=POINTS, default=None, help="Points off per started day late.")
+@click.option("--late-cap", type=POINTS, default=None, help="Most points a late hand-in earns.")
 @click.option("--times", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="When each student handed in: Moodle's grading worksheet, or a CSV with a student and a "
                    "submitted_at column (LMS downloads carry no hand-in times).")

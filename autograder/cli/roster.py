@@ -51,6 +51,8 @@ def import_command(course_root, file, as_json):
     with CourseRecords.of(course) as records:
         added, updated, left, duplicates = records.import_roster(roster, file.name)
         tests = [e.name for e in roster.entries if e.test_student]
+        left_names = [records.who(key) for key in left]
+    by_key = {e.key: f"{e.name} ({e.key})" if e.name and e.name != e.key else e.key for e in roster.entries}
     if as_json:
         emit_json({"format": roster.kind, "added": added, "updated": updated, "left": left,
                    "duplicates": duplicates, "skipped": [{"row": n, "why": w} for n, w in roster.skipped],
@@ -61,10 +63,11 @@ def import_command(course_root, file, as_json):
     if tests:
         say(f"test account(s) flagged, left out of grades and statistics: {names(tests)}", NORMAL)
     if left:
-        click.echo(f"warning: no longer in the class list: {names(left)}", err=True)
+        click.echo(f"warning: no longer in the class list: {names(left_names)}", err=True)
     for number, why in roster.skipped:
         click.echo(f"warning: row {number} skipped: {why}", err=True)
     if duplicates:
-        click.echo(f"warning: listed twice (the first row kept): {names(duplicates)}", err=True)
+        click.echo(f"warning: listed twice (the first row kept): {names([by_key.get(k, k) for k in duplicates])}",
+                   err=True)
     if roster.lms_columns:
         say(f"Canvas grade columns seen: {names(roster.lms_columns)}", NORMAL)

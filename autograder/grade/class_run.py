@@ -339,7 +339,9 @@ def _same_class(gradebook, assignment_id, intake, out, merge, events):
             "grade into a new --out, or add --merge to put both classes in one gradebook")
     new = sorted(incoming - known)
     if new:
-        events.note(f"{len(new)} student(s) new to {out}: {', '.join(new[:8])}{' ...' if len(new) > 8 else ''}")
+        who = {h.student: h.name if h.name == h.student else f"{h.name} ({h.student})" for h in intake.handins}
+        events.note(f"{len(new)} student(s) new to {out}: {', '.join(who[k] for k in new[:8])}"
+                    f"{' ...' if len(new) > 8 else ''}")
 
 
 def command_line(argv):
