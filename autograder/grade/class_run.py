@@ -200,7 +200,11 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     # under a folder made private before (and the users layer sets its own umask as it starts).
     mask = os.umask(0o022)
     try:
-        gradebook.expect(None, assignment.id, todo, assignment.max_score)
+        # With --student, the other students' hand-ins that were never graded are waiting too: handed in,
+        # so never `missing`.
+        graded_before = gradebook.students(assignment.id)
+        gradebook.expect(None, assignment.id, todo + [h for h in intake.handins if h not in considered
+                                                      and h.student not in graded_before], assignment.max_score)
         # What the "users" layer must hide by file permissions (the others hide everything but the OS):
         # the whole course folder (its .git and solutions too) and the hand-ins.
         private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in inputs)]
