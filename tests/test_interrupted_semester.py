@@ -8,6 +8,7 @@ whole class.  Then a `--regrade` stopped half way: its advice (run it again with
 
 import csv
 import io
+import json
 import os
 import signal
 import sqlite3
@@ -102,6 +103,11 @@ def test_ctrl_c_leaves_not_graded_rows_that_release_refuses_and_a_rerun_finishes
     forced_book = cli(course, "gradebook", "--to", str(tmp_path / "forced-book"), "--force")
     assert forced_book.returncode == 0, forced_book.stderr
     no_zero_for_anyone(tmp_path / "forced-book" / "lms" / "canvas_import.csv", "N-Queens (501)", "Student")
+    no_zero_for_anyone(tmp_path / "forced-book" / "course_grades.csv", "n-queens", "name")
+    assert "not graded yet" in (tmp_path / "forced-book" / "semester_report.html").read_text()
+    as_json = cli(course, "gradebook", "--to", str(tmp_path / "forced-book"), "--force", "--json")
+    scores = [row["scores"]["n-queens"] for row in json.loads(as_json.stdout)["rows"]]
+    assert None in scores and 0 not in scores
 
     finished = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert finished.returncode == 0, finished.stderr

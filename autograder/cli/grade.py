@@ -97,7 +97,8 @@ def _as_json(run):
                         if status == "missing"],
             "not_yet": [{"student": s, "name": n, "deadline": d} for s, n, status, d in run.absent
                         if status == "not-yet"],
-            "rows": [row.__dict__ for row in run.rows]}
+            # A hand-in not graded yet has no score: null, never 0.
+            "rows": [{**row.__dict__, "score": None if row.status == NOT_GRADED else row.score} for row in run.rows]}
 
 
 def _print_summary(run):

@@ -39,7 +39,8 @@ def gradebook_command(course_root, target, sources, points_row, force, as_json):
                    "problems": done.problems, "notes": done.notes,
                    "rows": [{"student": r.student.key, "name": r.student.name, "on_roster": r.student.on_roster,
                              "total": r.total, "possible": r.possible, "missing": r.missing, "late": r.late,
-                             "scores": {a: m.score for a, m in r.marks.items()}} for r in book.rows]})
+                             "scores": {a: None if m.not_graded else m.score for a, m in r.marks.items()}}
+                            for r in book.rows]})
         return
     graded = book.graded()
     click.echo(f"course gradebook: {len(book.rows)} student(s), {len(graded)} of {len(book.assignments)} "
