@@ -116,7 +116,12 @@ def test_grades_and_rosters_are_private_when_made(course_copy, tmp_path):
         cli(course, "gradebook", "--to", str(tmp_path / "book"))
     finally:
         os.umask(old)
-    for path in (course / "grades", course / "grades" / "n-queens", tmp_path / "book", tmp_path / "book" / "lms"):
+    for path in (tmp_path / "book", tmp_path / "book" / "lms"):
+        assert path.stat().st_mode & 0o777 == 0o700, path
+    # On the way to --out: a slot's own user id (as root) passes through, no one lists them.
+    for path in (course / "grades", course / "grades" / "n-queens"):
+        assert path.stat().st_mode & 0o777 == 0o711, path
+    for path in (course / "grades" / "n-queens" / "handins",):
         assert path.stat().st_mode & 0o777 == 0o700, path
     for path in (course / "grades" / "course.db", course / "grades" / "n-queens" / "gradebook.db",
                  course / "grades" / "n-queens" / "grades.csv", tmp_path / "book" / "course_grades.csv"):

@@ -15,6 +15,7 @@ setgid too), so a TA in that group can run every verb.  SQLite writes a journal
 beside each database, which is why the folder itself must be group-writable.
 """
 
+import errno
 import os
 import stat
 
@@ -46,3 +47,12 @@ def new_database(path):
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
     except FileExistsError:
         pass
+
+
+def check_access(path, write=True):
+    """PermissionError, said plainly, when this user may not read (or write) the database at `path`: SQLite
+    would only say "unable to open database file", which reads like a damaged file."""
+    if os.path.exists(path) and not os.access(path, os.R_OK | (os.W_OK if write else 0)):
+        raise PermissionError(errno.EACCES, "Permission denied: the course's grades are private to their owner, "
+                              "or to the course's group when it is shared (docs/semester.md, A shared course "
+                              "folder)", str(path))

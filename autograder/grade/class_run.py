@@ -161,7 +161,7 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     jobs = options.jobs or len(os.sched_getaffinity(0))
     check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
     records = read_times(Path(options.times)) if options.times else None
-    _check_writable(out)
+    _check_writable(out, course)
     intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
                                                             options.student_pattern, options.classroom_prefix,
                                                             exclude=(str(out),)))
@@ -320,9 +320,18 @@ def _wrong_assignment(assignment, handins):
             f"every hand-in is another assignment's, not {assignment.id!r}")
 
 
-def _check_writable(out):
+def _check_writable(out, course=None):
     try:
+        made = [folder for folder in (out, *out.parents) if not folder.exists()]
+        if course is not None and course.grades_root in out.resolve().parents:
+            made.append(course.grades_root)     # made private by `roster import`, say: on the way to --out
         out.mkdir(parents=True, exist_ok=True)
+        # Private folders (0700, core/sharing.py) that a slot's own user id can still pass through to the
+        # sandbox's folder inside --out (as root, a worker runs as its slot's user): traversable, never
+        # listable, as the users layer makes --out (what is inside stays 0600/0700).
+        for folder in {out.resolve(), *(m.resolve() for m in made)}:
+            if folder.exists() and folder.stat().st_uid == os.geteuid():
+                folder.chmod(folder.stat().st_mode & 0o7777 | 0o011)
         (out / ".write-test").touch()
         (out / ".write-test").unlink()
     except OSError as error:

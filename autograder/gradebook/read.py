@@ -10,6 +10,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from ..core.errors import AutograderError
+from ..core.sharing import check_access
 from .store import check_file
 
 
@@ -87,6 +88,7 @@ def _connect(out_dir):
     path = gradebook_path(out_dir)
     if not path.is_file():
         raise FeedbackError(f"no gradebook at {path}: run `autograder grade --out {out_dir}` first")
+    check_access(path, write=False)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         check_file(db, path)

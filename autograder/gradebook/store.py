@@ -24,7 +24,7 @@ from ..core.course import LateRules
 from ..roster.store import apply_adjustments
 from ..core.csv_cells import Number, csv_text
 from ..core.errors import AutograderError
-from ..core.sharing import new_database
+from ..core.sharing import check_access, new_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -161,6 +161,7 @@ class Gradebook:
     def __init__(self, path):
         self.path = path
         try:
+            check_access(path)
             new_database(path)
             self.db = sqlite3.connect(path, check_same_thread=False)
             check_file(self.db, path)

@@ -30,7 +30,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..core.errors import AutograderError
-from ..core.sharing import new_database
+from ..core.sharing import check_access, new_database
 
 FILE_NAME = "course.db"
 
@@ -213,6 +213,7 @@ class CourseRecords:
                                "(`autograder roster import FILE`)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            check_access(self.path)
             new_database(self.path)
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA foreign_keys = ON")
