@@ -50,11 +50,37 @@ def test_the_grader_needs_no_test_tool():
     assert {name(pin) for pin in PROJECT["optional-dependencies"]["test"]} == TEST_ONLY
 
 
+# What Colab preinstalls that a notebook of this course plausibly imports: the student environment has it,
+# and so does the grader's worker (issue 30: `import tqdm` must cost a correct notebook nothing).
+COLAB_PACKAGES = {"numpy", "sympy", "matplotlib", "pandas", "tqdm", "ipywidgets"}
+
+
 def test_student_files_name_exactly_the_student_group():
     student = sorted(PROJECT["optional-dependencies"]["student"])
-    assert {name(pin) for pin in student} == {"numpy", "sympy", "ipykernel", "jupyterlab"}
+    assert {name(pin) for pin in student} == COLAB_PACKAGES | {"ipykernel", "jupyterlab"}
     assert sorted(requirements_file_pins(ROOT / "requirements-student.txt")) == student
     assert sorted(environment_pins()) == student
+
+
+def test_the_grader_offers_a_notebook_what_the_student_environment_has():
+    """The grader's list of Colab's packages is the student environment's, pin for pin."""
+    grader = {name(pin): pin for pin in PROJECT["dependencies"]}
+    student = {name(pin): pin for pin in PROJECT["optional-dependencies"]["student"]}
+    offered = {package for package in student if package not in ("ipykernel", "jupyterlab")}
+    assert offered == COLAB_PACKAGES
+    assert {package: student[package] for package in offered} == {package: grader.get(package) for package in offered}
+
+
+def test_a_worker_imports_colab_s_packages_and_its_own_module(tmp_path):
+    """In a real sandbox: each package imports, and google.colab's functions do nothing."""
+    from autograder.engine import runner
+    from autograder.engine.sandbox import Sandbox
+    source = ("import tqdm, pandas, ipywidgets, matplotlib, sympy, numpy\n"
+              "from google.colab import drive, files, output\n"
+              "result = (drive.mount('/content/drive'), files.upload(), output.clear())\n")
+    with Sandbox(workdir=tmp_path) as sandbox:
+        outcome = runner.run(sandbox, 0, [source, "assert result == (None, {}, None)\n"], [], [], 60, 120)
+    assert outcome.cell_errors == [], outcome.cell_errors
 
 
 @pytest.mark.slow

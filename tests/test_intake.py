@@ -112,15 +112,19 @@ def test_classroom_repositories(tmp_path):
     assert "README.md" not in output  # files of a repository are not hand-ins
 
 
-def test_two_hand_ins_the_newest_counts_and_both_are_recorded(tmp_path):
+def test_two_notebooks_in_one_canvas_submission_are_both_graded_the_best_counts_and_both_are_recorded(tmp_path):
+    # Canvas's download holds one submission's files: neither notebook is named like the assignment, so each
+    # is graded and the best counts, whichever file a browser happened to write last.
     handins = tmp_path / "handins"
     handins.mkdir()
-    early = shutil.copy(SUBMISSIONS / "bob.ipynb", handins / "zoe_1_1_n-queens.ipynb")
-    late = shutil.copy(SUBMISSIONS / "alice.ipynb", handins / "zoe_1_2_n-queens-final.ipynb")
+    early = shutil.copy(SUBMISSIONS / "alice.ipynb", handins / "zoe_1_1_draft.ipynb")
+    late = shutil.copy(SUBMISSIONS / "bob.ipynb", handins / "zoe_1_2_final.ipynb")
     os.utime(early, (1_700_000_000, 1_700_000_000))
     os.utime(late, (1_700_100_000, 1_700_100_000))
     rows, _ = grade(tmp_path / "out", handins)
     assert rows["canvas:1"]["score"] == "5" and rows["canvas:1"]["handins"] == "2"
+    assert rows["canvas:1"]["source"].endswith("zoe_1_1_draft.ipynb")
+    assert "2 notebooks in one submission (draft.ipynb, final.ipynb)" in rows["canvas:1"]["message"]
     db = sqlite3.connect(tmp_path / "out" / "gradebook.db")
     recorded = db.execute("SELECT score, counted FROM submissions WHERE name = 'zoe' ORDER BY score").fetchall()
     assert recorded == [(1.45, 0), (5.0, 1)]

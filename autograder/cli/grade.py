@@ -183,7 +183,9 @@ class _ConsoleEvents(GradeEvents):
         self.bar = None
 
     def note(self, text):
-        if verbosity() >= NORMAL:
+        if text.startswith("warning: "):     # intake could not tell whose: said even with --quiet
+            console.print(f"[yellow]warning:[/yellow] {escape(text[len('warning: '):])}", highlight=False)
+        elif verbosity() >= NORMAL:
             console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
     def isolation(self, layer, hides, cpu_groups, protected, lacks=()):

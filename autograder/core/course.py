@@ -24,7 +24,7 @@ from .errors import AutograderError
 # The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
 EXAMPLE_REPOSITORY = "https://github.com/ContextLab/n-queens-course"
 # Where an instructor's students hand in and get grades; `release` follows it.
-LMS_CHOICES = ("canvas", "moodle", "gradescope", "classroom", "other")
+LMS_CHOICES = ("canvas", "moodle", "gradescope", "classroom", "blackboard", "d2l", "other")
 # Time limits (seconds) an assignment gets when its cases.toml sets none; [limits] in course.toml overrides.
 DEFAULT_LIMITS = {"case_timeout": 5.0, "cell_timeout": 30.0, "submission_timeout": 300.0}
 

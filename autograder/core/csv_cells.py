@@ -55,16 +55,18 @@ def safe_cell(value):
     return value
 
 
-def _field(value):
+def _field(value, quote_all=False):
     text = "" if value is None else str(value)
-    return f'"{text.replace(chr(34), chr(34) * 2)}"' if _NEEDS_QUOTES.search(text) else text
+    quoted = quote_all or _NEEDS_QUOTES.search(text)
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if quoted else text
 
 
-def csv_row(cells):
+def csv_row(cells, quote_all=False):
     """One row of CSV text, its line end included, every cell guarded."""
-    return ",".join(_field(safe_cell(cell)) for cell in cells) + LINE_END
+    return ",".join(_field(safe_cell(cell), quote_all) for cell in cells) + LINE_END
 
 
-def csv_text(header, rows):
-    """A whole CSV file: the header, then the rows (each guarded, quoted where needed, ended by CRLF)."""
-    return csv_row(header) + "".join(csv_row(row) for row in rows)
+def csv_text(header, rows, quote_all=False):
+    """A whole CSV file: the header, then the rows (each guarded, quoted where needed, ended by CRLF).
+    `quote_all`: every field inside quotes (Blackboard's upload asks it of a comma-separated file)."""
+    return csv_row(header, quote_all) + "".join(csv_row(row, quote_all) for row in rows)

@@ -32,7 +32,7 @@ _HERE = Path(__file__).parent
 # What the zygote's private folder holds: the engine's sandboxed half and the
 # comparison rules it converts replies with (autograder/runtime.py).
 SANDBOX_FILES = (_HERE / "zygote.py", _HERE / "isolation.py", _HERE / "cgroups.py", _HERE / "worker.py",
-                 _HERE.parent / "runtime.py")
+                 _HERE.parent / "runtime.py", _HERE / "colab_standin.py")
 DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
 _INTERRUPT_GRACE = 0.1  # seconds a sleeping or blocked worker gets to answer after an interrupt
 

@@ -33,6 +33,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"  # no thread pools: threads do not survive fork
 
 import cgroups  # noqa: E402
+import colab_standin  # noqa: E402
 import isolation  # noqa: E402
 import worker  # noqa: E402
 
@@ -58,6 +59,7 @@ _libc = ctypes.CDLL(None)
 
 def main():
     control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=int(sys.argv[1]))
+    colab_standin.install()   # `from google.colab import files` imports in every worker (it does nothing)
     for module in json.loads(sys.argv[2]):
         try:
             __import__(module)

@@ -16,6 +16,7 @@ from ..grade import explain
 from ..core import call_graph
 from ..core.course_file import deadline_text
 from ..gradebook.read import CaseRow
+from ..intake.assemble import NOTE, notes_in
 
 
 def _number(value):
@@ -155,6 +156,7 @@ def student_view(submission, assignment, expected, course):
         cell_errors=cell_errors,
         causes=[call_graph.sentence(f, n, total) for f, n, total, _ in causes],
         source=submission.source,
+        handed_in=[note[len(NOTE):] for note in notes_in(submission.message)],   # what intake said of the hand-in
         submitted_at=_when(submission.submitted_at),
         late=submission.late_note if submission.late else "",      # what lateness cost, when it was late
         deadline=_own_deadline(submission),

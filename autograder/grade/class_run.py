@@ -22,6 +22,7 @@ from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import match
 from ..roster.store import CourseRecords, RecordsError
 from ..intake import IntakeError, IntakeOptions, collect
+from ..intake.assemble import with_notes
 from ..intake.collect import check_paths
 from ..intake.times import apply_times, read_times
 from .pool import grade_all, grader_error
@@ -297,6 +298,7 @@ def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, r
                             started=events.started)
         try:
             for handin, result in results:
+                result = replace(result, message=with_notes(handin.notes, result.message))   # its row names them
                 try:
                     gradebook.record(run_id, handin, result, key)
                 except Exception as error:  # noqa: BLE001 - the row still gets written, saying why

@@ -317,14 +317,15 @@ class Gradebook:
 
     def _recount(self, assignment, student):
         # The newest hand-in that could be graded counts; if none could, the newest of all.  "Newest" by
-        # the hand-in time where one is known, else by the file's time (a browser's later download).
+        # the hand-in time where one is known, else by the file's time (a browser's later download).  The
+        # notebooks of one submission share their time (intake/assemble.py): of them, the best counts.
         rows = self.db.execute(
-            "SELECT id, status, COALESCE(submitted_at, file_time), source FROM submissions "
+            "SELECT id, status, COALESCE(submitted_at, file_time), source, raw_score FROM submissions "
             "WHERE assignment = ? AND student = ?", (assignment, student)).fetchall()
         if not rows:
             return
         usable = [r for r in rows if r[1] not in UNGRADABLE] or rows
-        newest = max(usable, key=lambda r: (r[2] or "", r[3] or "", r[0]))  # ties: the later grading
+        newest = max(usable, key=lambda r: (r[2] or "", r[4] or 0.0, r[3] or "", r[0]))  # then the later grading
         self.db.execute("UPDATE submissions SET counted = (id = ?) WHERE assignment = ? AND student = ?",
                         (newest[0], assignment, student))
 

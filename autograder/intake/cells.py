@@ -13,7 +13,10 @@ assignment it is (metadata.autograder.assignment) and which language its
 kernel runs: a notebook for R is not graded as Python.
 """
 
+import ast
 import json
+import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,8 +26,15 @@ import numpy
 from .files import UnsafeFile, read_capped
 
 MAX_CONTAINERS = 500_000     # JSON objects and lists; a large real notebook has tens of thousands
+MAX_MARIMO_BYTES = 5 * 1024 * 1024   # a marimo notebook is parsed (never run) to find its cells: bounded
 # A kernel's language as notebooks name it; anything else that is named is another language.
 PYTHON_NAMES = {"python", "python3", "python2", "ipython", "ipython3", "pyspark", "python 3"}
+# What `language_info` may say that names no kernel language (nbformat's own no_min_version.ipynb says
+# "plaintext"): with no kernelspec, Jupyter runs such a notebook with its default kernel, Python.
+NOT_A_LANGUAGE = {"plaintext", "text", "plain", "markdown", "none", "unknown", ""}
+NOTE = "handed in: "          # as intake/assemble.py's notes start
+_COLAB = re.compile(r"^\s*(?:from\s+google\.colab\b|import\s+google\.colab\b|from\s+google\s+import\s+colab\b)",
+                    re.MULTILINE)
 
 
 class SubmissionError(Exception):
@@ -45,7 +55,8 @@ class Notebook:
     cells: tuple
     assignment: str | None = None      # metadata.autograder.assignment, when the build wrote it
     language: str | None = None        # the kernel's language, when the notebook names one
-    notes: tuple = field(default=())   # what was decided in reading it, for people
+    notes: tuple = field(default=())   # what was decided in reading it, for people ("handed in: ...")
+    uses_colab: bool = False           # a cell imports google.colab (a stand-in when graded)
 
 
 def read_cells(path):
@@ -64,18 +75,37 @@ def read_notebook(path):
 
 def parse(raw, name):
     """The Notebook in `raw` (a notebook's or a .py file's bytes); `name` is for messages and the file type."""
+    notes = ()
+    stripped = raw.rstrip(b"\x00")
+    if len(stripped) < len(raw):
+        # A sync client or a save cut short leaves a file padded with NUL bytes after its last byte: what
+        # comes before them is the notebook, if it is one; the row says what was cut off.
+        notes = (f"{NOTE}{name} ended in {len(raw) - len(stripped):,} NUL bytes (written by a sync client or a "
+                 "save cut short), which were left out: the notebook before them was graded",)
+        raw = stripped
     if not raw.strip():
-        raise SubmissionError("empty", f"{name} is empty")
+        raise SubmissionError("empty", f"{name} is empty" + (" (nothing but NUL bytes)" if notes else ""))
+    if b"\x00" in raw:
+        at = raw.index(b"\x00")
+        raise SubmissionError("invalid-notebook", f"{name} holds NUL bytes (the first at byte {at:,}): a file "
+                                                  "damaged in saving or copying, not a notebook; download it again")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise SubmissionError("invalid-notebook", f"{name} is not UTF-8 text") from None
     if name.lower().endswith(".py"):
-        cells = _py_cells(text)
+        if _is_marimo(text):
+            cells, notes = _marimo_cells(text, name), notes + (
+                f"{NOTE}{name} is a marimo notebook: its cells were run top to bottom in the file's order, as a "
+                "Jupyter notebook's are (marimo itself runs them in the order their names need)",)
+        else:
+            cells = _py_cells(text)
         if not any(c.source.strip() for c in cells):
             raise SubmissionError("empty", f"{name} has no code")
-        return Notebook(tuple(cells))
-    return _notebook(raw, text, name)
+        return Notebook(tuple(cells), notes=notes, uses_colab=_uses_colab(cells))
+    notebook = _notebook(raw, text, name)
+    return Notebook(notebook.cells, notebook.assignment, notebook.language, notes,
+                    _uses_colab(notebook.cells))
 
 
 def _notebook(raw, text, name):
@@ -143,12 +173,63 @@ def _check_size(raw, name):
 
 
 def _language(metadata):
-    for where in (metadata.get("kernelspec"), metadata.get("language_info")):
-        if isinstance(where, dict):
-            value = where.get("language") if where is metadata.get("kernelspec") else where.get("name")
-            if isinstance(value, str) and value.strip():
-                return value.strip()
+    """The language the notebook's kernel runs: its kernelspec's, else what language_info names (the last
+    kernel's report), unless that names no language (`plaintext`): Jupyter then runs it in Python."""
+    kernel, info = metadata.get("kernelspec"), metadata.get("language_info")
+    if isinstance(kernel, dict) and isinstance(kernel.get("language"), str) and kernel["language"].strip():
+        return kernel["language"].strip()
+    if isinstance(info, dict) and isinstance(info.get("name"), str) and \
+            info["name"].strip().lower() not in NOT_A_LANGUAGE:
+        return info["name"].strip()
     return None
+
+
+def _uses_colab(cells):
+    return any(_COLAB.search(cell.source) for cell in cells)
+
+
+def _is_marimo(text):
+    """marimo's file format: `import marimo`, `app = marimo.App(...)` and cells as `@app.cell` functions."""
+    return bool(re.search(r"^import marimo\b", text, re.MULTILINE) and
+                re.search(r"^app\s*=\s*marimo\.App\(", text, re.MULTILINE))
+
+
+def _marimo_cells(text, name):
+    """Each `@app.cell` function's body (its closing `return` left out), `@app.function` and `@app.class_definition`
+    definitions whole, and `with app.setup:` bodies, in the file's order.  The file is parsed, never run."""
+    if len(text) > MAX_MARIMO_BYTES:
+        raise SubmissionError("invalid-notebook", f"{name} is a marimo notebook larger than "
+                                                  f"{MAX_MARIMO_BYTES // 2**20} MB")
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        raise SubmissionError("invalid-notebook", f"{name} is a marimo notebook Python cannot read "
+                                                  f"({type(error).__name__})") from None
+    cells = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
+            kinds = {_decorator(d) for d in node.decorator_list}
+            if "app.cell" in kinds and not isinstance(node, ast.ClassDef):
+                body = node.body[:-1] if node.body and isinstance(node.body[-1], ast.Return) else node.body
+                cells.append(_segment(text, body))
+            elif kinds & {"app.function", "app.class_definition"}:
+                start = node.lineno   # the definition itself, without marimo's decorator
+                cells.append(textwrap.dedent("\n".join(text.splitlines()[start - 1:node.end_lineno])) + "\n")
+        elif isinstance(node, ast.With) and any(_decorator(item.context_expr) == "app.setup" for item in node.items):
+            cells.append(_segment(text, node.body))
+    return [CodeCell(source) for source in cells if source.strip()]
+
+
+def _decorator(node):
+    node = node.func if isinstance(node, ast.Call) else node
+    return ast.unparse(node) if isinstance(node, (ast.Attribute, ast.Name)) else ""
+
+
+def _segment(text, statements):
+    if not statements:
+        return ""
+    lines = text.splitlines()
+    return textwrap.dedent("\n".join(lines[statements[0].lineno - 1:statements[-1].end_lineno])) + "\n"
 
 
 def _code_cells(raw_cells, name):

@@ -32,27 +32,29 @@ import hashlib
 import os
 import shutil
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
-import yaml
-
-from ..core.errors import AutograderError
-from . import commits, files, identity, zips
+from . import assemble, commits, files, identity, zips
+from .assemble import NOTE, Found
 from .cells import SubmissionError, parse
-from .files import UnsafeFile
+from .downloads import GRADESCOPE_METADATA, Downloads, iso
+from .files import IntakeError, UnsafeFile
+from .zips import display
 
 NOTEBOOK_SUFFIXES = (".ipynb", ".py")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX", ".DS_Store"}
-GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_COMPANION_BYTES = 1024 * 1024      # helper modules, not a data set: each, and all of one hand-in's together
 MAX_COMPANIONS = 32                    # of them beside one notebook
 MAX_DEPTH = zips.MAX_DEPTH             # folders inside a student's folder, clone or zip
+MAX_NESTED_ZIPS = 2                    # a zip in a student's submission, and one in that: no deeper
+MAX_WRAPPERS = 3                       # folders that only wrap a download's top level (`class/`, `Downloads/`)
+# What a notebook that uses Colab's own module is told: here it is a stand-in (engine/colab_standin.py).
+COLAB_NOTE = (f"{NOTE}the notebook uses google.colab, which is a stand-in when it is graded: drive.mount, "
+              "files.upload, files.download and output.* do nothing (no Drive, no file is uploaded)")
 
-
-class IntakeError(AutograderError):
-    """A path given on the command line cannot be used at all."""
+__all__ = ["Handin", "IntakeError", "IntakeOptions", "collect", "display"]
 
 
 @dataclass(frozen=True)
@@ -77,12 +79,14 @@ class Handin:
     email: str = ""
     late_mark: bool | None = None      # the LMS's own verdict (Canvas _LATE_); None when it gives none
     time_source: str = ""              # where submitted_at (or the late mark) came from, for people
-    lms: str = ""                      # canvas, moodle, gradescope, classroom, folder, file, pattern
+    lms: str = ""                      # canvas, moodle, gradescope, blackboard, d2l, ... (identity.Identity.lms)
     lms_id: str = ""                   # the LMS's own id of the student, when it gave one
     companions: tuple = ()             # ((file name beside the notebook, Path), ...): the hand-in's other .py files
     file_time: str | None = None       # a file's modification time: orders two downloads, never judges lateness
     assignment: str | None = None      # the assignment its metadata names, when it names one
     language: str | None = None        # its kernel's language, when it names one
+    notes: tuple = ()                  # what intake says of this hand-in, for its row and feedback ("handed in: ...")
+    repository: str = ""               # a Classroom clone's folder name (roster/match.py finds its GitHub user)
 
     def __post_init__(self):
         self.name = self.name or self.student
@@ -106,6 +110,7 @@ class Handin:
             else:                     # what the metadata says; the cells are read again when it runs, so a
                 self.assignment = notebook.assignment      # class of thousands costs no memory while it waits
                 self.language = notebook.language
+                self.notes += notebook.notes + ((COLAB_NOTE,) if notebook.uses_colab else ())
 
     def companion_files(self):
         """{name: bytes} of its helper modules, read now (as the notebook is), to put beside it: at most
@@ -124,20 +129,6 @@ class Intake:
     handins: list
     ignored: list                      # files seen but not hand-ins (README.md in a repository, ...)
     notes: list = field(default_factory=list)   # what was decided about an unclear layout, for people
-
-
-@dataclass
-class _Found:
-    """A file that belongs to a student's hand-in, before the files of one hand-in are put together."""
-    path: Path                         # the real file to read
-    source: str                        # for people
-    who: identity.Identity
-    original: str                      # the file's own name, as the student named it
-    group: str                         # one student's hand-in in one place: its files are put together
-    submitted_at: str | None = None
-    time_source: str = ""
-    file_time: str | None = None
-    explicit: bool = False             # named on the command line
 
 
 def check_paths(paths):
@@ -171,31 +162,19 @@ def collect(paths, unpack_dir, options):
     return intake
 
 
-def display(text):
-    """A file system name as people read it: bytes that are not UTF-8 read as Latin-1, then made printable."""
-    text = str(text)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:          # undecodable bytes, kept by Python as lone surrogates
-        raw = os.fsencode(text)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text = raw.decode("latin-1")
-    return zips.printable(text)
-
-
-class _Walk:
+class _Walk(Downloads):
     def __init__(self, intake, options, unpack_dir):
         self.intake = intake
         self.options = options
         self.unpack_dir = unpack_dir
         self.prefix = options.classroom_prefix or f"{options.assignment_id}-"
         self.junk_only = {}            # LMS identities seen in ignored files (macOS forks, dotfiles)
-        self.found = []                # _Found, put together into hand-ins by finish()
+        self.found = []                # assemble.Found, put together into hand-ins by finish()
         self.seen = {}                 # LMS key -> (Identity, source, what): every student an LMS name names
         self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
         self.zips = 0
+        self.guessed_slices = []       # Classroom clones keyed by their whole name: whose, the roster tells
+        self.repositories = {}         # a clone's group -> (its folder name, its path)
 
     def excluded(self, path):
         """Inside the output folder (but not the zips this run unpacks there)."""
@@ -205,9 +184,31 @@ class _Walk:
             return False
         return any(real == p or real.startswith(p + os.sep) for p in self.excluded_paths)
 
+    @staticmethod
+    def skipped(path):
+        """Not a hand-in: macOS's and tools' own files, and hidden ones, but never a name an LMS wrote (a
+        Moodle student whose full name is `.` has `._701_assignsubmission_file/`): names decide no grade."""
+        if path.name in SKIPPED_PARTS:
+            return True
+        if not path.name.startswith("."):
+            return False
+        lms_named = identity.moodle_folder(path.name) or identity.moodle_file(path.name) or \
+            identity.canvas_file(path.name) or identity.blackboard_name(path.name) or identity.d2l_name(path.name)
+        return not lms_named or _apple_double(path)
+
+    @staticmethod
+    def source(label, relative):
+        return _source(label, relative)
+
+    def warn(self, text):
+        self.intake.notes.append(f"warning: {text}")
+
+    def files_in(self, folder):
+        return _files_in(folder)
+
     # --- what the instructor named -----------------------------------------------------------------
 
-    def given_folder(self, root):
+    def given_folder(self, root, wrappers=0):
         """A folder named on the command line: a class of students, clones or LMS downloads, or one clone."""
         if self.is_submissions_folder(root):
             self.classroom_submissions(root)
@@ -215,32 +216,33 @@ class _Walk:
         if self.is_repository(root):
             self.repository(root, None, trusted=True)
             return
-        if _regular(root / GRADESCOPE_METADATA):
-            self.gradescope(root, root, label=None)
+        if self.download(root, None, display(root.name)):
             return
         entries = files.entries(root)
         # Two or more zips side by side are one student's each (per-student downloads, otter's exports):
         # what is inside is theirs, whatever its names say.  A single zip is the LMS's download.
         per_student_zips = sum(1 for c, k in entries if k == "file" and c.suffix.lower() == ".zip") > 1
+        names = self.lms_names(entries, None)
         for child, kind in entries:
             name = display(child.name)
             if self.excluded(child):
                 self.intake.notes.append(f"{display(child)} is the output folder: it is not read as hand-ins")
-            elif child.name in SKIPPED_PARTS or child.name.startswith("."):
+            elif self.skipped(child):
                 self.junk(child, name, kind, label=None)
             elif kind == "dir" and self.is_submissions_folder(child):
                 self.classroom_submissions(child)
             elif kind == "dir" and self.is_repository(child):
                 self.repository(child, None, trusted=True)
             elif kind == "dir":
-                self.student_folder(child, name, identity.folder_identity(name), label=None, group_root=root)
+                self.student_folder(child, name, identity.folder_identity(name, names), label=None,
+                                    group_root=root)
             elif kind == "file" and child.suffix.lower() == ".zip":
-                self.zip(child, name, owner=(self.pattern(name) or identity.file_identity(name))
-                         if per_student_zips else None)
+                self.zip(child, name, owner=self.zip_owner(name) if per_student_zips else None)
             elif kind == "file":
-                self.top_file(child, name, name, label=None, group=str(root), file_time=_mtime(child))
+                self.top_file(child, name, name, label=None, group=str(root), file_time=_mtime(child),
+                              lms_names=names)
             elif child.suffix.lower() in NOTEBOOK_SUFFIXES:
-                self.add(Handin(identity.file_identity(name).key, name, None, None, "unsafe-path",
+                self.add(Handin(identity.file_identity(name, names).key, name, None, None, "unsafe-path",
                                 f"{name} is a link or not a regular file; it was not read"))
             else:
                 self.intake.ignored.append(name + (" (a link, not followed)" if kind == "link" else ""))
@@ -256,13 +258,35 @@ class _Walk:
             return
         self.top_file(real, name, name, label=None, group=f"given:{real}", file_time=_mtime(real), explicit=True)
 
+    def zip_owner(self, name):
+        """The student a per-student zip is named after (`alice.zip`)."""
+        return replace(self.pattern(name) or identity.file_identity(name), lms="zip")
+
+    def lms_names(self, entries, label):
+        """Whether this level's names are read as Canvas's or Moodle's: only when every notebook (and every
+        folder) here has that LMS's form.  A plain folder holding one `x_4_0_y.ipynb` among `alice.ipynb`s is
+        not a Canvas download: its name only looks like one, which is said."""
+        shown = [(c, k) for c, k in entries if not self.skipped(c)]
+        notebooks = [c for c, k in shown if k == "file" and c.suffix.lower() in NOTEBOOK_SUFFIXES]
+        folders = [c for c, k in shown if k == "dir"]
+        lms_files = [c for c in notebooks if identity.canvas_file(c.name) or identity.moodle_file(c.name)]
+        lms_folders = [c for c in folders if identity.moodle_folder(c.name)]
+        mixed = [c for c in lms_files if len(lms_files) < len(notebooks)] + \
+                [c for c in lms_folders if len(lms_folders) < len(folders)]
+        if mixed:
+            self.warn(f"{', '.join(_source(label, display(c.name)) for c in mixed[:4])}"
+                      f"{' ...' if len(mixed) > 4 else ''}: named like an LMS's download, but the names beside "
+                      "them are not, so they are read as named by student, not as an LMS's ids")
+            return False
+        return True
+
     def is_repository(self, folder):
-        return _real_dir(folder / ".git") or folder.name.startswith(self.prefix)
+        return files.real_dir(folder / ".git") or folder.name.startswith(self.prefix)
 
     def is_submissions_folder(self, folder):
         """`gh classroom clone student-repos`' `<slug>-submissions/`: not a clone itself, clones inside."""
-        return (folder.name.endswith("-submissions") and not _real_dir(folder / ".git")
-                and any(kind == "dir" and _real_dir(child / ".git") for child, kind in files.entries(folder)))
+        return (folder.name.endswith("-submissions") and not files.real_dir(folder / ".git")
+                and any(kind == "dir" and files.real_dir(child / ".git") for child, kind in files.entries(folder)))
 
     def classroom_submissions(self, folder):
         """`gh classroom clone student-repos` wrote `<slug>-submissions/<slug>-<user>/`: the slug names them."""
@@ -274,56 +298,65 @@ class _Walk:
                                      f"the part after {prefix!r}")
         for child, kind in files.entries(folder):
             if kind == "dir" and self.is_repository(child):
-                self.repository(child, None, trusted=True, prefix=prefix)   # named as release --to FOLDER finds it
-            elif child.name not in SKIPPED_PARTS and not child.name.startswith("."):
+                self.repository(child, None, trusted=True, prefix=prefix, certain=True)
+            elif not self.skipped(child):
                 self.intake.ignored.append(f"{display(folder.name)}/{display(child.name)}")
 
     # --- one student's things ------------------------------------------------------------------------
 
     def student_folder(self, folder, relative, who, label, group_root, group=None, depth=0):
         """Everything under a student's folder is that student's: files, folders, zips (unpacked as theirs)."""
-        if group is None:             # the student's own folder, not one inside it: one hand-in
+        if group is None:             # the student's own folder, not one inside it: one submission
             group = f"{group_root}:{relative}"
             self.saw(who, _source(label, relative), "online text" if who.entry == "onlinetext" else None)
         if depth > MAX_DEPTH:
             self.intake.notes.append(f"{_source(label, relative)}: folders nested more than {MAX_DEPTH} deep "
                                      "were not read")
             return
+        top = relative.split("/", 1)[0]
         for path, kind in files.entries(folder):
             inner = f"{relative}/{display(path.name)}"
             if self.excluded(path):
                 self.intake.notes.append(f"{display(path)} is the output folder: it is not read as hand-ins")
-            elif path.name in SKIPPED_PARTS or path.name.startswith("."):
+            elif self.skipped(path):
                 self.junk(path, inner, kind, label, owner=who)
             elif kind == "dir":
                 self.student_folder(path, inner, who, label, group_root, group, depth + 1)
-            elif kind == "file" and path.suffix.lower() == ".zip" and label is None:
-                self.zip(path, _source(label, inner), owner=who)
             elif kind == "file" or (kind == "link" and path.suffix.lower() in NOTEBOOK_SUFFIXES):
-                self.owned_file(path, inner, who, label, group, folder_root=group_root, relative=relative)
+                self.owned(path, inner, who, label, group, where=relative[len(top):].lstrip("/"),
+                           folder_root=group_root if label is None else None, top=top)
             else:
                 self.intake.ignored.append(_source(label, inner) + (" (a link, not followed)"
                                                                     if kind == "link" else ""))
 
-    def owned_file(self, path, inner, who, label, group, folder_root, relative):
+    def owned(self, path, inner, who, label, group, submitted_at=None, time_source="", original=None, notes=(),
+              where="", folder_root=None, top=None, nested=0):
+        """A file of `who`'s submission: a notebook or .py to put together, a zip to open as theirs, or else
+        what they handed in that is not a notebook (said in their row when nothing else is)."""
         who = self.pattern(inner) or who          # the instructor's pattern overrides every built-in rule
+        shown = _source(label, inner)
         if who.entry != "onlinetext":
-            self.saw(who, _source(label, inner), display(path.name))
-        if not path.suffix.lower() in NOTEBOOK_SUFFIXES:
-            self.intake.ignored.append(_source(label, inner))
+            self.saw(who, shown, original or display(path.name))
+        suffix = path.suffix.lower()
+        if suffix == ".zip" and path.is_file() and not path.is_symlink():
+            self.nested_zip(path, shown, who, group, submitted_at, time_source, notes, nested)
             return
-        student_root = Path(folder_root) / PurePosixPath(relative).parts[0] if label is None else None
+        if suffix not in NOTEBOOK_SUFFIXES:
+            self.intake.ignored.append(shown)
+            return
+        student_root = Path(folder_root) / top if folder_root is not None and top else None
         try:
             real = files.checked(path, student_root)
         except UnsafeFile as error:
-            self.add(_refused(who, _source(label, inner), error))
+            self.add(_refused(who, shown, error, submitted_at, time_source))
             return
-        self.found.append(_Found(real, _source(label, inner), who, display(path.name), group,
-                                 file_time=_mtime(real) if label is None else None))
+        self.found.append(Found(real, shown, who, original or display(path.name), group, submitted_at,
+                                time_source, file_time=_mtime(real) if label is None else None, notes=tuple(notes),
+                                where=where))
 
-    def top_file(self, path, name, shown, label, group, file_time=None, explicit=False):
+    def top_file(self, path, name, shown, label, group, file_time=None, explicit=False, lms_names=True):
         """A file at the top of a folder given or of a zip: the LMS named it, or it is named after its student."""
-        who = self.pattern(name) or identity.file_identity(name)
+        who = self.pattern(name) or identity.file_identity(name, lms_names)
         self.saw(who, _source(label, shown), PurePosixPath(who.original or name).name)
         if who.entry:               # a Canvas text or URL entry: a row that says so
             kind = "an online text entry" if who.entry == "text" else "a website URL"
@@ -334,8 +367,10 @@ class _Walk:
             return
         suffix = PurePosixPath(name).suffix.lower()
         if suffix in NOTEBOOK_SUFFIXES:
-            self.found.append(_Found(path, _source(label, shown), who, who.original or name, group,
-                                     file_time=file_time, explicit=explicit))
+            self.found.append(Found(path, _source(label, shown), who, who.original or name, group,
+                                    file_time=file_time, explicit=explicit))
+        elif suffix == ".zip" and who.lms in ("canvas", "moodle"):     # a student's zip, uploaded to the LMS
+            self.nested_zip(path, _source(label, shown), who, f"{group}:{who.key}", None, "", (), 0)
         elif explicit or who.lms in ("canvas", "moodle"):
             self.add(Handin(who.key, _source(label, shown), None, None, "wrong-file-type",
                             f"{PurePosixPath(who.original or name).name} is not a notebook (.ipynb) or Python "
@@ -344,6 +379,11 @@ class _Walk:
         else:
             self.intake.ignored.append(_source(label, shown))
 
+    def no_notebook(self, who, source, submitted_at, time_source, message, notes=()):
+        self.add(Handin(who.key, source, None, submitted_at, "no-notebook", message, name=who.name,
+                        email=who.email, time_source=time_source, lms=who.lms, lms_id=who.lms_id,
+                        notes=tuple(notes)))
+
     def pattern(self, relative):
         if self.options.student_pattern:
             return identity.pattern_identity(relative, self.options.student_pattern)
@@ -351,70 +391,117 @@ class _Walk:
 
     # --- zips -----------------------------------------------------------------------------------------
 
-    def zip(self, archive, label, owner):
-        """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
+    def unpack(self, archive, label, who):
+        """Unpack `archive` into a folder of its own; (folder, Unpacked), or None after adding a row saying why."""
         self.zips += 1
-        target = self.unpack_dir / f"{self.zips:03d}-{zips.safe_name(Path(label).stem)}"
+        target = self.unpack_dir / f"{self.zips:03d}-{zips.safe_name(Path(label.rsplit(':', 1)[-1]).stem)}"
         shutil.rmtree(target, ignore_errors=True)      # an earlier run's copy: unpacked afresh
         target.mkdir(parents=True)
-        zip_owner = owner or self.pattern(label) or identity.file_identity(PurePosixPath(label).name)
         try:
             unpacked = zips.unpack(archive, target, self.unpack_dir)
         except zips.UnusableZip as error:
-            self.add(Handin(zip_owner.key, label, None, None, error.status,
-                            f"{PurePosixPath(label).name} is not a usable zip file: {error}", name=zip_owner.name,
-                            lms=zip_owner.lms, lms_id=zip_owner.lms_id))
-            return
+            self.add(Handin(who.key, label, None, None, error.status,
+                            f"{PurePosixPath(label).name} is not a usable zip file: {error}", name=who.name,
+                            lms=who.lms, lms_id=who.lms_id))
+            return None
         for original, renamed in sorted(unpacked.renamed.items()):
             self.intake.notes.append(f"{label}: the entry {renamed!r} was unpacked as {original!r} (its name "
                                      "held characters a file name cannot)")
+        return target, unpacked
+
+    def zip(self, archive, label, owner):
+        """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
+        zip_owner = owner or self.zip_owner(PurePosixPath(label).name)
+        done = self.unpack(archive, label, zip_owner)
+        if done is None:
+            return
+        target, unpacked = done
         for entry in unpacked.refused:
-            top = entry.name.replace("\\", "/").lstrip("/").split("/")[0]
-            who = owner or identity.moodle_folder(top) or identity.file_identity(entry.name.split("/")[-1])
-            self.add(_refused(who, f"{label}:{entry.name}", entry))
-        if owner is None and _regular(target / GRADESCOPE_METADATA):   # only an LMS's download names others
-            self.gradescope(target, target, label)
+            self.add(_refused(owner or _entry_owner(entry.name), f"{label}:{entry.name}", entry))
+        if owner is None and self.download(target, label, PurePosixPath(label).name):   # only an LMS's names others
             return
         self.zip_contents(target, label, owner, zip_owner)
 
-    def zip_contents(self, root, label, owner, zip_owner):
+    def nested_zip(self, archive, label, who, group, submitted_at, time_source, notes, nested):
+        """A zip inside a student's submission is theirs: opened like their folder, within the same limits on
+        size, entries and depth as any zip, and no deeper than MAX_NESTED_ZIPS."""
+        if nested >= MAX_NESTED_ZIPS:
+            self.intake.ignored.append(f"{label} (a zip nested more than {MAX_NESTED_ZIPS} deep: not opened)")
+            return
+        done = self.unpack(archive, label, who)
+        if done is None:
+            return
+        target, unpacked = done
+        for entry in unpacked.refused:
+            self.add(_refused(who, f"{label}:{entry.name}", entry, submitted_at, time_source))
+        inside = f"{NOTE}its notebook came in a zip, {PurePosixPath(label.rsplit(':', 1)[-1]).name}"
+        for path in _files_in(target):
+            relative = display(path.relative_to(target).as_posix())
+            self.owned(path, relative, who, label, group, submitted_at, time_source, notes=(*notes, inside),
+                       where=f"{label}:{PurePosixPath(relative).parent}", nested=nested + 1)
+
+    def zip_contents(self, root, label, owner, zip_owner, wrappers=0):
         """The top level of an unpacked zip: what the LMS named; one student's zip when it names nobody."""
-        entries = [(c, k) for c, k in files.entries(root)]
-        if owner is None and self._one_students_zip(entries):
+        entries = files.entries(root)
+        if owner is None and self._one_students_zip(root, entries):
             owner = zip_owner
+        shown = [(c, k) for c, k in entries if not self.skipped(c)]
+        if owner is None and wrappers < MAX_WRAPPERS and len(shown) == 1 and shown[0][1] == "dir" \
+                and not identity.moodle_folder(shown[0][0].name):
+            # One folder holding several students' work (a zipped class folder): its inside is the top level.
+            self.intake.notes.append(f"{label}: its one folder, {display(shown[0][0].name)}/, is read as the "
+                                     "download's top level")
+            if not self.download(shown[0][0], label, display(shown[0][0].name)):
+                self.zip_contents(shown[0][0], label, owner, zip_owner, wrappers + 1)
+            return
+        names = self.lms_names(entries, label) if owner is None else False
         for child, kind in entries:
-            name = display(child.name)
-            if child.name in SKIPPED_PARTS or child.name.startswith("."):
+            name = display(child.relative_to(self.unpack_root(root, label)).as_posix()) if wrappers else \
+                display(child.name)
+            if self.skipped(child):
                 self.junk(child, name, kind, label, owner=owner)
             elif kind == "dir":
-                who = owner or self.pattern(name) or identity.folder_identity(name)
+                who = owner or self.pattern(name) or identity.folder_identity(display(child.name), names)
                 self.student_folder(child, name, who, label, group_root=str(root))
             elif kind == "file" and owner is not None:
-                self.owned_file(child, name, owner, label, f"{root}:", folder_root=root, relative=name)
+                self.owned(child, name, owner, label, f"{root}:", where="")
             elif kind == "file":
-                self.top_file(child, name, name, label, group=str(root))
+                self.top_file(child, display(child.name), name, label, group=str(root), lms_names=names)
 
-    def _one_students_zip(self, entries):
-        """Nothing at the top names a student, and it holds one hand-in: one notebook (or several named after
-        the assignment), or a single folder: one student's zip (otter's export, a per-student download)."""
-        shown = [(c, k) for c, k in entries if c.name not in SKIPPED_PARTS and not c.name.startswith(".")]
+    def unpack_root(self, root, label):
+        """The folder a zip was unpacked into (`root` is inside it, under wrapper folders)."""
+        while root.parent != self.unpack_dir and root.parent != root:
+            root = root.parent
+        return root
+
+    def _one_students_zip(self, root, entries):
+        """Nothing at the top names a student, and it holds one hand-in: a single notebook in the whole zip (a
+        per-student download, otter's export).  Several notebooks whose owners nothing names are not one
+        student's: each gets its own row (assemble.py), never one row for a class."""
+        shown = [(c, k) for c, k in entries if not self.skipped(c)]
         if any((k == "file" and (identity.canvas_file(c.name) or identity.moodle_file(c.name)))
                or (k == "dir" and identity.moodle_folder(c.name)) for c, k in shown):
             return False
-        notebooks = [c for c, k in shown if k == "file" and c.suffix.lower() == ".ipynb"]
-        folders = [c for c, k in shown if k == "dir"]
-        stem = PurePosixPath(self.options.notebook_name).stem
-        if folders:
-            return len(folders) == 1 and not notebooks
-        return len(notebooks) <= 1 or {identity.plain_stem(c.name) for c in notebooks} <= {stem}
+        notebooks = [p for p in _files_in(root) if p.suffix.lower() == ".ipynb"]
+        return len(notebooks) <= 1 and any(k == "file" for _, k in shown) or \
+            (len(notebooks) <= 1 and len(shown) == 1)
 
-    # --- GitHub Classroom and Gradescope ----------------------------------------------------------------
+    # --- GitHub Classroom ----------------------------------------------------------------------------
 
-    def repository(self, repo, label, trusted, prefix=None):
-        """A Classroom clone named <prefix><username>: the student's own repository, nothing outside it."""
+    def repository(self, repo, label, trusted, prefix=None, certain=False):
+        """A Classroom clone named <prefix><username>: the student's own repository, nothing outside it.
+
+        The part after the prefix is the student only where the prefix is certain (`gh classroom clone`'s
+        folder, --classroom-prefix) or holds no `-` (a GitHub login may hold one, so `n-queens-puzzle-alice`
+        could be `puzzle-alice`'s or `alice`'s): otherwise the whole name keys it and one warning says so.
+        With a Classroom roster, roster/match.py finds the GitHub login wherever it sits in the name."""
         prefix = prefix or self.prefix
         name = display(repo.name)
-        user = name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) else name
+        rest = name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) else ""
+        certain = certain or bool(self.options.classroom_prefix)
+        user = rest if rest and (certain or "-" not in rest) else name
+        if user == name and "-" in name:
+            self.guessed_slices.append(name)
         who = identity.Identity(identity.bare(user), user, "classroom", user)
         if self.options.student_pattern:
             who = identity.pattern_identity(name, self.options.student_pattern) or who
@@ -427,60 +514,24 @@ class _Walk:
                 candidates.append((path, files.checked(path, repo)))
             except UnsafeFile as error:
                 refused.append((path, error))
-        chosen = [c for c in candidates if c[0].name == self.options.notebook_name] or candidates
-        if not chosen:
+        if not candidates:
             named = [r for r in refused if r[0].name == self.options.notebook_name] or refused
             if named:
                 path, error = named[0]
-                self.add(_refused(who, f"{source}/{display(path.relative_to(repo).as_posix())}", error,
-                                  submitted_at=when, time_source=how))
+                self.add(replace(_refused(who, f"{source}/{display(path.relative_to(repo).as_posix())}", error,
+                                          submitted_at=when, time_source=how), repository=name))
             else:
                 self.add(Handin(who.key, source, None, when, "no-notebook",
                                 f"the repository {name} has no .ipynb file", name=who.name, time_source=how,
-                                lms=who.lms, lms_id=who.lms_id))
+                                lms=who.lms, lms_id=who.lms_id, repository=name))
             return
-        link, notebook = chosen[0]
-        companions = _companions(link.parent, repo)
-        self.add(Handin(who.key, f"{source}/{display(link.relative_to(repo).as_posix())}", notebook, when,
-                        name=who.name, time_source=how, lms=who.lms, lms_id=who.lms_id, companions=companions))
-        self.intake.ignored += [f"{source}/{display(p.relative_to(repo).as_posix())}"
-                                for p, _ in candidates if p != link]
+        for link, notebook in candidates:
+            self.found.append(Found(notebook, f"{source}/{display(link.relative_to(repo).as_posix())}", who,
+                                    display(link.name), f"{repo}:classroom", when, how,
+                                    where=display(link.parent.relative_to(repo).as_posix())))
+        self.repositories[f"{repo}:classroom"] = (name, repo)
 
-    def gradescope(self, root, folder, label):
-        """A Gradescope "Export submissions" folder: submission_metadata.yml names the submitters."""
-        try:
-            text = files.read_capped(folder / GRADESCOPE_METADATA, limit=10 * 1024 * 1024).decode("utf-8")
-            metadata = yaml.load(text, Loader=_PlainYaml) or {}     # noqa: S506 - a SafeLoader, aliases refused
-        except (yaml.YAMLError, UnicodeDecodeError, UnsafeFile, RecursionError) as error:
-            raise IntakeError(f"{display(folder / GRADESCOPE_METADATA)}: unreadable ({str(error)[:200]})") from None
-        if not isinstance(metadata, dict):
-            raise IntakeError(f"{display(folder / GRADESCOPE_METADATA)}: not a Gradescope submission list")
-        for key in sorted(metadata, key=str):
-            entry = metadata[key] if isinstance(metadata[key], dict) else {}
-            people = [_gradescope_identity(s) for s in entry.get(":submitters") or [] if isinstance(s, dict)]
-            people = [p for p in people if p] or [identity.Identity(f"gradescope:{display(key)}", display(key),
-                                                                    "gradescope")]
-            created = entry.get(":created_at")
-            submitted_at = _iso(created) if isinstance(created, datetime) else (str(created)[:40] if created else None)
-            submission = folder / str(key)
-            for person in people:
-                if not (submission.is_dir() and not submission.is_symlink()):
-                    self.add(Handin(person.key, _source(label, display(key)), None, submitted_at, "no-notebook",
-                                    f"Gradescope submission {display(key)} has no notebook", name=person.name,
-                                    email=person.email, time_source="Gradescope's created_at", lms="gradescope",
-                                    lms_id=person.lms_id))
-                    continue
-                for path in _files_in(submission):
-                    relative = display(path.relative_to(root).as_posix())
-                    if path.suffix.lower() in NOTEBOOK_SUFFIXES:
-                        self.found.append(_Found(path, _source(label, relative), person, display(path.name),
-                                                 f"{submission}:{person.key}", submitted_at,
-                                                 "Gradescope's created_at"))
-                if not any(f.group == f"{submission}:{person.key}" for f in self.found):
-                    self.add(Handin(person.key, _source(label, display(key)), None, submitted_at, "no-notebook",
-                                    f"Gradescope submission {display(key)} has no notebook", name=person.name,
-                                    email=person.email, time_source="Gradescope's created_at", lms="gradescope",
-                                    lms_id=person.lms_id))
+    # --- what is not a hand-in -----------------------------------------------------------------------
 
     def junk(self, path, relative, kind, label, owner=None):
         """macOS resource forks and hidden files are never hand-ins; the students they name still get a row."""
@@ -502,37 +553,23 @@ class _Walk:
 
     def saw(self, who, source, what):
         """An LMS names this student; `what` (a file name, "online text") is what they handed in, if known."""
-        if who.lms in ("canvas", "moodle"):
+        if who.lms in assemble.LMS_KINDS - {"classroom"}:
             entry = self.seen.setdefault(who.key, (who, source, []))
             if what:
                 entry[2].append(what)
 
     def finish(self):
-        groups = defaultdict(list)
-        for found in self.found:
-            groups[(found.who.key, found.group)].append(found)
-        for (key, _), members in sorted(groups.items()):
-            notebooks = [f for f in members if f.path.suffix.lower() == ".ipynb"]
-            helpers = [f for f in members if f.path.suffix.lower() == ".py"]
-            if not notebooks:
-                notebooks, helpers = helpers, []
-            companions = tuple((f.original, f.path) for f in helpers
-                               if _companion_ok(f, self.intake))
-            for found in notebooks:
-                handin = Handin(key, found.source, found.path, found.submitted_at, name=found.who.name,
-                                email=found.who.email, late_mark=found.who.late_mark,
-                                time_source=found.time_source or _late_mark_source(found.who),
-                                lms=found.who.lms, lms_id=found.who.lms_id, companions=companions,
-                                file_time=found.file_time)
-                self.check_assignment(handin)
-                self.add(handin)
+        warnings = []
+        for submission in assemble.submissions(self.found, self.options.notebook_name, warnings):
+            self.hand_ins(submission)
+        self.intake.notes += [f"warning: {text}" for text in warnings]
         have = {h.student for h in self.intake.handins}
         for key, (who, source, what) in sorted(self.seen.items()):
             if key not in have:            # an LMS names them, but nothing they handed in is a notebook
                 shown = ", ".join(sorted(set(what))[:3]) + (" ..." if len(set(what)) > 3 else "") or "nothing"
                 self.add(Handin(key, source, None, None, "no-notebook", f"no notebook was handed in ({shown})",
-                                name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
-                                time_source=_late_mark_source(who)))
+                                name=who.name, email=who.email, late_mark=who.late_mark, lms=who.lms,
+                                lms_id=who.lms_id, time_source=_late_mark_source(who)))
                 have.add(key)
         for key, (found, source) in sorted(self.junk_only.items()):
             if key not in have:
@@ -540,7 +577,26 @@ class _Walk:
                                 f"only a hidden or macOS resource-fork file ({source.rsplit('/', 1)[-1]}) was "
                                 "handed in, no notebook", name=found.name, late_mark=found.late_mark,
                                 lms=found.lms, lms_id=found.lms_id))
-        self.layout_notes(groups)
+        self.layout_notes()
+
+    def hand_ins(self, submission):
+        """A hand-in for each notebook of one submission to be graded, its helper modules beside it."""
+        companions = tuple((f.original, f.path) for f in submission.helpers if _companion_ok(f, self.intake))
+        # The notebooks of one submission were handed in together: none is newer, the best one counts.
+        together = max((f.file_time or "" for f in submission.notebooks), default="") or None \
+            if len(submission.notebooks) > 1 and submission.notes else None
+        for found in submission.notebooks:
+            who = found.who if found.who.lms == "path" else submission.who
+            repository = self.repositories.get(found.group, ("", None))[0]
+            mine = companions if found.group not in self.repositories else \
+                _companions(found.path.parent, self.repositories[found.group][1])
+            handin = Handin(who.key, found.source, found.path, found.submitted_at, name=who.name,
+                            email=who.email, late_mark=who.late_mark,
+                            time_source=found.time_source or _late_mark_source(who), lms=who.lms,
+                            lms_id=who.lms_id, companions=mine, file_time=together or found.file_time,
+                            notes=(*found.notes, *submission.notes), repository=repository)
+            self.check_assignment(handin)
+            self.add(handin)
 
     def check_assignment(self, handin):
         """A notebook whose metadata names another assignment is not graded against this one."""
@@ -551,44 +607,47 @@ class _Walk:
             handin.message = (f"this notebook is the {named!r} assignment (its metadata says so), not "
                               f"{self.options.assignment_id!r}: hand in {self.options.notebook_name}")
 
-    def layout_notes(self, groups):
+    def layout_notes(self):
         stem = PurePosixPath(self.options.notebook_name).stem
         hint = "if that is wrong, name students with --student-pattern REGEX"
         per_student = defaultdict(list)
-        for (key, _), members in groups.items():
-            per_student[key] += members
-        for key, members in sorted(per_student.items()):
-            notebooks = [m for m in members if m.path.suffix.lower() == ".ipynb"] or members
-            kinds = {m.who.lms for m in notebooks}
-            if kinds == {"file"} and len(notebooks) > 1:
-                self.intake.notes.append(f"{', '.join(m.source for m in notebooks)}: taken as downloads of one "
-                                         f"hand-in by {members[0].who.name!r} (the newest counts)")
-            if kinds == {"file"} and members[0].who.name in (stem, self.options.assignment_id):
-                self.intake.notes.append(f"{notebooks[0].source} is named after the assignment, not a student: "
-                                         f"graded as student {members[0].who.name!r}; {hint}")
-            if kinds == {"folder"} and len(notebooks) > 1:
-                inner = [PurePosixPath(m.source.split(":", 1)[-1]) for m in notebooks]
-                folders = {p.parent for p in inner}
-                if len(folders) > 1:
-                    self.intake.notes.append(
-                        f"{key}/ holds {len(inner)} notebooks in different folders "
-                        f"({', '.join(sorted(str(f) for f in folders)[:4])}): graded as ONE student, {key!r}, the "
-                        f"newest counting; {hint}, e.g. --student-pattern '(?P<student>[^/]+)/[^/]+$'")
-                elif len({identity.plain_stem(p.name) for p in inner} - {stem}) > 1:
-                    self.intake.notes.append(
-                        f"{key}/ holds {len(inner)} differently named notebooks "
-                        f"({', '.join(sorted(p.name for p in inner)[:4])}): graded as one student, {key!r}, the "
-                        f"newest counting; {hint}")
+        for handin in self.intake.handins:
+            per_student[handin.student].append(handin)
+        for key, mine in sorted(per_student.items()):
+            kinds = {h.lms for h in mine}
+            if kinds == {"file"} and len(mine) > 1:
+                self.intake.notes.append(f"{', '.join(h.source for h in mine)}: taken as downloads of one "
+                                         f"hand-in by {mine[0].name!r} (the newest counts)")
+            if kinds == {"file"} and mine[0].name in (stem, self.options.assignment_id):
+                self.intake.notes.append(f"{mine[0].source} is named after the assignment, not a student: "
+                                         f"graded as student {mine[0].name!r}; {hint}")
+        if self.guessed_slices:
+            shown = ", ".join(self.guessed_slices[:6]) + (" ..." if len(self.guessed_slices) > 6 else "")
+            self.warn(f"GitHub Classroom clone(s) whose GitHub user cannot be told from the name alone: {shown}; "
+                      f"each is keyed by its whole repository name (Classroom names a clone <assignment>-<user>, "
+                      "and both may hold a `-`): import the Classroom roster (`autograder roster import`) to match "
+                      "them by GitHub username, or give --classroom-prefix")
 
 
-class _PlainYaml(yaml.SafeLoader):
-    """YAML without anchors and aliases: Gradescope writes none, and a few aliases can stand for billions of
-    nodes (the "billion laughs") that the grader would then walk."""
+def _entry_owner(name):
+    """Whose a zip entry that was not unpacked is, by the names an LMS writes (its row says why)."""
+    top, last = name.lstrip("/").split("/")[0], name.split("/")[-1]
+    blackboard = identity.blackboard_name(last)
+    d2l = identity.d2l_name(top)
+    if blackboard:
+        return identity.blackboard_identity(blackboard[0].rsplit("_", 1)[-1])
+    if d2l:
+        return identity.d2l_identity(d2l[1])
+    return identity.moodle_folder(top) or identity.file_identity(last)
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.YAMLError("it uses YAML aliases, which Gradescope never writes")
-        return super().compose_node(parent, index)
+
+def _apple_double(path):
+    """A macOS resource fork (`._name`): AppleDouble's magic number opens it."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"\x00\x05\x16\x07"
+    except OSError:
+        return False
 
 
 def _companion_ok(found, intake):
@@ -638,33 +697,8 @@ def _late_mark_source(who):
     return "Canvas's _LATE_ mark (no time)" if who.lms == "canvas" and who.late_mark else ""
 
 
-def _gradescope_identity(submitter):
-    name = display(str(submitter.get(":name") or "").strip())[:200]
-    email = display(str(submitter.get(":email") or "").strip())[:200]
-    sid = display(str(submitter.get(":sid") or "").strip())[:100]
-    key = sid or email or name
-    if not key:
-        return None
-    return identity.Identity(f"gradescope:{key}", name or email or sid, "gradescope", sid, email=email)
-
-
 def _source(label, relative):
     return f"{label}:{relative}" if label else relative
-
-
-def _regular(path):
-    try:
-        files.checked(path)
-        return True
-    except UnsafeFile:
-        return False
-
-
-def _real_dir(path):
-    try:
-        return os.path.isdir(path) and not os.path.islink(path)
-    except OSError:
-        return False
 
 
 def _files_in(folder, links=False, depth=0):
@@ -687,15 +721,8 @@ def _notebooks_in(repo):
     return [p for p in _files_in(repo, links=True) if p.suffix.lower() == ".ipynb"]
 
 
-def _iso(moment):
-    """ISO 8601; a time with a zone is given in UTC, a time without one is kept as it is."""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc)
-    return moment.isoformat()
-
-
 def _mtime(path):
     try:
-        return _iso(datetime.fromtimestamp(os.stat(path).st_mtime, tz=timezone.utc).replace(microsecond=0))
+        return iso(datetime.fromtimestamp(os.stat(path).st_mtime, tz=timezone.utc).replace(microsecond=0))
     except OSError:
         return None

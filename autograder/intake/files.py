@@ -11,7 +11,13 @@ import os
 import stat
 from pathlib import Path
 
+from ..core.errors import AutograderError
+
 MAX_FILE_BYTES = 50 * 1024 * 1024     # the same as a zip entry's limit
+
+
+class IntakeError(AutograderError):
+    """A path given on the command line cannot be used at all."""
 
 
 class UnsafeFile(Exception):
@@ -98,3 +104,20 @@ def entries(folder):
             kind = "other"
         listed.append((Path(entry.path), kind))
     return listed
+
+
+def regular(path):
+    """Is `path` a regular file that may be read (no link followed)?"""
+    try:
+        checked(path)
+        return True
+    except UnsafeFile:
+        return False
+
+
+def real_dir(path):
+    """Is `path` a folder, not a link to one?"""
+    try:
+        return os.path.isdir(path) and not os.path.islink(path)
+    except OSError:
+        return False

@@ -7,6 +7,10 @@ two students with the same name never share a row:
               `canvas:anon_<anonymous id>`  anonymous grading: `[LATE_]anon_<id>_...`
   Moodle      `moodle:<participant id>`     folder `Jane Doe_501_assignsubmission_file_/`
   Gradescope  `gradescope:<sid>`, else `gradescope:<email>`, else the name (submission_metadata.yml)
+  Blackboard  `blackboard:<username>`       file `<assignment>_<username>_attempt_<stamp>_<file>` and receipt
+  D2L         `d2l:name:<First Last>`       file `<submission>-<file id> - <First Last> - <date> - <file>`
+  Drive       `drive:<Name>`                Classroom's per-student copy `<Name> - <template>` in a folder download
+  Teams       `teams:<Name>`                folder `Submitted files/<Name>/<assignment>/`
 
 and the display name ("smithjohn", "Jane Doe", "Ada Lovelace") is kept beside
 the key.  GitHub Classroom users, per-student folders and file names are
@@ -48,6 +52,21 @@ MOODLE_FOLDER = re.compile(r"^(?P<student>.*?)(?:_(?P<participant>\d+))?_assigns
 _MOODLE_FOLDER_FROM_THE_END = re.compile(r"^(?P<student>.*)_(?P<participant>\d+)_assignsubmission_"
                                          r"(?P<plugin>[a-z][a-z0-9]*)_?$", re.DOTALL)
 MOODLE_MARK = re.compile(r"_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z][a-z0-9]*?)_")
+# Blackboard Learn "Assignment File Download": <assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS> then
+# `_<file name>` for each file and `.txt` for the attempt's receipt (intake/receipts.py).  The stamp is the
+# LMS's, so the FIRST `_attempt_<stamp>` is its (the file name after it is the student's).
+BLACKBOARD = re.compile(r"^(?P<head>.+?)_attempt_(?P<stamp>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})"
+                        r"(?:_(?P<original>.+)|(?P<receipt>\.txt))$", re.DOTALL)
+# D2L Brightspace "Download": `<submission id>-<file id> - <name> - <date> - <file name>` for each file, or
+# a folder `<submission id>-<file id> - <name> - <date>` per submission; the date is `Mar 2, 2026 315 PM`
+# or `05 March 2026 612 PM`.  The name is the LMS's, so the FIRST ` - <date>` after it ends it.
+_D2L_DATE = r"(?:[A-Z][a-z]+\.? \d{1,2}, \d{4}|\d{1,2} [A-Z][a-z]+ \d{4}) \d{3,4} [AP]M"
+D2L = re.compile(rf"^(?P<submission>\d+)-(?P<file>\d+) - (?P<name>.+?) - (?P<date>{_D2L_DATE})"
+                 r"(?: - (?P<original>.+))?$", re.DOTALL)
+# Google Drive's folder download: `<folder>-<YYYYMMDD>T<HHMMSS>Z-<part>.zip`, the folder inside.
+DRIVE_ZIP = re.compile(r"^(?P<folder>.+)-(?P<stamp>\d{8}T\d{6}Z)-(?P<part>\d{3})(?:\.zip)?$", re.DOTALL)
+# Google Classroom's "Make a copy for each student": `<Student Name> - <template's title>`.
+CLASSROOM_COPY = re.compile(r"^(?P<name>[^/]+?) - (?P<original>[^/]+)$", re.DOTALL)
 # A browser's second download of the same file: "n-queens (1).ipynb".
 _DUPLICATE = re.compile(r"^(?P<stem>.+?)(?: \(\d+\))?$", re.DOTALL)
 
@@ -56,8 +75,10 @@ _DUPLICATE = re.compile(r"^(?P<stem>.+?)(?: \(\d+\))?$", re.DOTALL)
 class Identity:
     key: str                  # the gradebook's student: unique within a class
     name: str                 # for people
-    lms: str = ""             # canvas, moodle, gradescope, classroom, folder, file, pattern
-    lms_id: str = ""          # the LMS's own id (Canvas user id, Moodle participant, Gradescope SID)
+    lms: str = ""             # canvas, moodle, gradescope, blackboard, d2l, drive, teams, classroom, folder, file,
+                              # pattern, path (a notebook whose owner the layout cannot tell)
+    lms_id: str = ""          # the LMS's own id (Canvas user id, Moodle participant, Gradescope SID, Blackboard
+                              # username)
     late_mark: bool | None = None   # the LMS's own verdict on lateness (Canvas names say _LATE), None: unknown
     email: str = ""
     original: str = ""        # the file's own name, as the student named it (after the LMS's prefix)
@@ -128,6 +149,46 @@ def moodle_file(name):
                     match.group("participant"), original=name[match.end():])
 
 
+def blackboard_name(name):
+    """(head `<assignment>_<username>`, stamp, original file name or "", is the receipt) of a Blackboard
+    download's file name, or None."""
+    match = BLACKBOARD.match(name)
+    if not match:
+        return None
+    return match.group("head"), match.group("stamp"), match.group("original") or "", bool(match.group("receipt"))
+
+
+def blackboard_identity(username, name=""):
+    return Identity(f"blackboard:{username}", name or username, "blackboard", username)
+
+
+def d2l_name(name):
+    """(submission id, the student's name, the date as written, original file name or "") of a D2L download's
+    file or folder name, or None."""
+    match = D2L.match(name)
+    if not match or not match.group("name").strip():
+        return None
+    return match.group("submission"), match.group("name").strip(), match.group("date"), match.group("original") or ""
+
+
+def d2l_identity(name):
+    return Identity(f"d2l:name:{name}", name, "d2l")
+
+
+def drive_identity(name):
+    return Identity(f"drive:{name}", name, "drive")
+
+
+def teams_identity(name):
+    return Identity(f"teams:{name}", name, "teams")
+
+
+def path_identity(relative_path):
+    """A notebook whose owner the layout cannot tell: its own row, keyed by its path (never merged)."""
+    path = str(PurePosixPath(relative_path))
+    return Identity(bare(path), path, "path")
+
+
 def pattern_identity(relative_path, pattern):
     """The Identity a --student-pattern finds in the path, or None when it does not match."""
     match = re.search(pattern, str(PurePosixPath(relative_path)))
@@ -136,14 +197,16 @@ def pattern_identity(relative_path, pattern):
     return None
 
 
-def folder_identity(name):
-    """A student's folder as the LMS or the instructor named it: a Moodle folder, else the folder's name."""
-    return moodle_folder(name) or Identity(bare(name), name, "folder")
+def folder_identity(name, lms_names=True):
+    """A student's folder as the LMS or the instructor named it: a Moodle folder (when the layout is Moodle's
+    download, `lms_names`), else the folder's name."""
+    return (moodle_folder(name) if lms_names else None) or Identity(bare(name), name, "folder")
 
 
-def file_identity(name):
-    """A file as the LMS or the instructor named it: a Canvas or flat Moodle name, else its stem."""
-    found = canvas_file(name) or moodle_file(name)
+def file_identity(name, lms_names=True):
+    """A file as the LMS or the instructor named it: a Canvas or flat Moodle name (when the layout is that
+    LMS's download, `lms_names`), else its stem."""
+    found = (canvas_file(name) or moodle_file(name)) if lms_names else None
     if found:
         return found
     stem = plain_stem(name)

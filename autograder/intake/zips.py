@@ -6,11 +6,13 @@ still gets a row.  An entry name is data: control characters become `_`,
 a component too long for the file system is shortened (with a hash, so two
 long names stay two files), and a name that says it is UTF-8 but is not is
 repaired in a private copy of the archive instead of making the whole zip
-unreadable.  Entry times are not kept: an LMS writes every entry with the
+unreadable.  Only `/` separates folders: a backslash is part of a name.  Entry times are not kept: an LMS writes every entry with the
 time of the download, which says nothing about when a student handed in.
 """
 
 import hashlib
+import os
+import re
 import shutil
 import stat
 import struct
@@ -81,7 +83,7 @@ def unpack(archive, target, scratch):
                 destination.unlink(missing_ok=True)
                 continue
             files[relative] = shown
-            if relative != shown.replace("\\", "/"):
+            if relative != shown:
                 renamed[relative] = shown
     return Unpacked(files, refused, renamed)
 
@@ -188,6 +190,20 @@ def _mend(data):
     return bytes(out)
 
 
+def display(text):
+    """A file system name as people read it: bytes that are not UTF-8 read as Latin-1, then made printable."""
+    text = str(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:          # undecodable bytes, kept by Python as lone surrogates
+        raw = os.fsencode(text)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+    return printable(text)
+
+
 def printable(text, limit=300):
     """A name as people may read it: no control characters, no lone surrogates, bounded."""
     text = "".join("_" if _unprintable(c) else c for c in text)
@@ -199,8 +215,11 @@ def _unprintable(char):
 
 
 def _problem(entry, shown):
-    path = PurePosixPath(entry.filename.replace("\\", "/"))
-    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+    # Only `/` separates folders in a zip (APPNOTE 4.4.17): a backslash is a character of the name, so
+    # `x_502_assignsubmission_file_\n-queens.ipynb` is one file at the top, never a folder a classmate's id names.
+    path = PurePosixPath(entry.filename)
+    # `C:...` names a Windows drive; any other `:` is a character of the name.
+    if path.is_absolute() or ".." in path.parts or (path.parts and re.match(r"^[A-Za-z]:", path.parts[0])):
         return ("unsafe-path", f"the zip entry {shown!r} points outside the archive; it was not unpacked")
     if stat.S_ISLNK(entry.external_attr >> 16):
         return ("unsafe-path", f"the zip entry {shown!r} is a symbolic link; it was not unpacked")
@@ -212,7 +231,7 @@ def _problem(entry, shown):
 
 def _disk_path(name, taken):
     """Where an entry goes under the target: each component printable and short enough; None if too deep."""
-    parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".")]
+    parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
     if not parts or len(parts) > MAX_DEPTH:
         return None
     parts = [_component(p) for p in parts]

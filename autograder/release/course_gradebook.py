@@ -102,7 +102,7 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
         done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
                           for a, rows in waiting.items()]
 
-    imports = import_files(book, columns, points_possible)
+    imports = import_files(book, columns, points_possible, seen)
     done.problems += imports.problems
     done.notes += imports.notes
     outputs = dict(course_grade_files(book))

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from ..core.csv_cells import Verbatim, csv_text
 from ..core.listing import names
 from ..core.lms_columns import ASSIGNMENT_COLUMN
+from . import blackboard, d2l
 from .lms import CANVAS_COLUMNS
 
 POINTS_POSSIBLE = "    Points Possible"       # Canvas's own spelling, leading spaces included
@@ -55,9 +56,10 @@ class ImportFiles:
     notes: list = field(default_factory=list)       # files left empty because the roster is another LMS's
 
 
-def import_files(book, lms_columns, points_possible=True):
+def import_files(book, lms_columns, points_possible=True, seen=()):
     """Every LMS's import file for `book` (a CourseBook); `lms_columns` maps an assignment id to its Canvas
-    column (`Title (id)`); an assignment without one is headed by its title."""
+    column (`Title (id)`); an assignment without one is headed by its title.  `seen`: the grade columns of
+    the rosters imported (Blackboard's and D2L's are found there)."""
     result = ImportFiles()
     graded = book.graded()
     roster = [row for row in book.rows if row.student.on_roster]
@@ -72,6 +74,8 @@ def import_files(book, lms_columns, points_possible=True):
     for name, write in (("canvas_import.csv", _canvas), ("moodle_import.csv", _moodle),
                         ("gradescope_scores.csv", _gradescope), ("classroom_grades.csv", _classroom)):
         result.files[name] = write(book, graded, roster, lms_columns, points_possible, result)
+    for module in (blackboard, d2l):
+        result.files[module.FILE] = module.course_file(book, graded, roster, seen, lms_columns, _score, result)
     result.files["plain_grades.csv"] = _plain(book)
     return result
 

@@ -8,6 +8,8 @@ TARGET gets:
                            worksheet" reads it (mod/assign/feedback/offline/importgradeslib.php: `Identifier`
                            "Participant <id>", `Grade`, `Last modified (grade)`, `Feedback comments`)
   gradescope_grades.csv    Name,SID,Email,Total Score,Max Points,Status,handed_in_at,late
+  blackboard_grades.csv    Blackboard's Work Offline upload (release/blackboard.py): students keyed by username
+  d2l_grades.csv           D2L's grade import (release/d2l.py): students keyed by Username or OrgDefinedId
   lateness.csv             Student,ID,handed_in_at,late,penalty,late_note: when each hand-in came, and what
                            lateness cost (Canvas makes a new assignment of any column it does not know,
                            so canvas_grades.csv keeps to its import columns and lateness goes here)
@@ -56,6 +58,7 @@ from pathlib import Path
 from ..core.csv_cells import Number, csv_text
 from ..grade.explain import is_test_student
 from ..gradebook.store import late_word
+from . import blackboard, d2l
 from .names import canvas_prefix, canvas_user_id, moodle_folder, moodle_participant, moodle_prefix
 from ..feedback.write import digest, write_if_changed, zip_bytes
 
@@ -193,6 +196,8 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
     for name, key in blank:
         result.blank.append(f"{name} ({key})" if name != key else key)
     outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages, missing)
+    outputs[blackboard.RELEASE_FILE] = blackboard.release_file(pages.pages, column, assignment.title, missing)
+    outputs[d2l.RELEASE_FILE] = d2l.release_file(pages.pages, column, assignment, missing)
     outputs["lateness.csv"] = lateness_csv(pages.pages)
     outputs["adjustments.csv"] = adjustments_csv(pages.pages, missing)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},

@@ -11,10 +11,17 @@
   Gradescope  Roster download or the roster it imports: `Name` (or `First Name`,`Last Name`), `Email`,
               `SID`, `Section(s)`, `Role` (only students are kept).
   Classroom   "Download roster": `"identifier","github_username","github_id","name"[,"group_name"]`
-              (classroom app/models/roster_entry.rb).
+              (classroom app/models/roster_entry.rb); Classroom 50's roster:
+              `username,first_name,last_name,email,section,github_id` (its username is the GitHub login).
+  Blackboard  Grade Centre → Work Offline → Download (Full Grade Centre), or Ultra's gradebook download:
+              `"Last Name","First Name","Username","Student ID","Last Access","Availability",<Column
+              [Total Pts: 5 Score] |664617>...`, comma- or tab-separated (its `.xls` is UTF-16 text).
+  D2L         Grades → Export (Both key fields): `OrgDefinedId,Username,Last Name,First Name,Email,
+              <Item> Points Grade <Numeric MaxPoints:5>...,End-of-Line Indicator`, ids written `#123`
+              (D2L's guard against a spreadsheet dropping leading zeros; the `#` is not part of the id).
 
-Each file is read whole through a size cap, as UTF-8 (with or without BOM) or else Latin-1, with a
-`;` delimiter where Canvas's regional settings wrote one.  What cannot be read is one line naming the
+Each file is read whole through a size cap, as UTF-8 (with or without BOM), UTF-16 (with a BOM) or else
+Latin-1, with a `;` delimiter where Canvas's regional settings wrote one, or tabs where Blackboard did.  What cannot be read is one line naming the
 file and what was expected; a row without the student's id is said, never guessed.
 """
 
@@ -78,7 +85,8 @@ def read_roster(path):
     raise RosterFileError(
         f"{path}: not a class list this tool knows (its header starts {', '.join(header[:4])!r}). It reads "
         "Canvas's gradebook export (Grades → Export), Moodle's participants download or grading worksheet, "
-        "Gradescope's roster CSV and GitHub Classroom's roster CSV")
+        "Gradescope's roster CSV, GitHub Classroom's and Classroom 50's roster CSV, Blackboard's Grade Centre "
+        "download (Work Offline → Download) and D2L's grades export (Grades → Export)")
 
 
 def _rows(path):
@@ -86,12 +94,15 @@ def _rows(path):
         raw = files.read_capped(path, MAX_BYTES)
     except files.UnsafeFile as error:
         raise RosterFileError(f"{path}: {error}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = raw.decode("utf-16", "replace")
+    else:
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
     first = text.split("\n", 1)[0]
-    delimiter = ";" if first.count(";") > first.count(",") else ","
+    delimiter = max((",", ";", "\t"), key=lambda d: (first.count(d), d == ","))
     try:
         rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
                 if any(cell.strip() for cell in row)]
@@ -268,6 +279,82 @@ def _read_classroom(path, header, body):
     return result
 
 
-_FORMATS = ((_is_canvas, _read_canvas), (_is_moodle_worksheet, _read_moodle_worksheet),
+def _is_classroom50(header):
+    lower = _lower(header)
+    return {"username", "first_name", "last_name", "github_id"} <= set(lower)
+
+
+def _read_classroom50(path, header, body):
+    result = RosterFile("classroom", "Classroom 50 roster", [])
+    for number, row in enumerate(body, 2):
+        cells = {k.lower(): v for k, v in _cells(header, row).items()}
+        login = cells.get("username", "")
+        name = f"{cells.get('first_name', '')} {cells.get('last_name', '')}".strip()
+        if not login:
+            result.skipped.append((number, f"{name or 'a row'} has no GitHub username"))
+            continue
+        result.entries.append(Entry(
+            key=bare(login), name=name or login, sortable_name=f"{cells.get('last_name', '')}, "
+            f"{cells.get('first_name', '')}".strip(", "), lms="classroom", lms_id=cells.get("github_id", ""),
+            login=login, email=cells.get("email", "").lower(), section=cells.get("section", "")))
+    return result
+
+
+# --- Blackboard Learn ---------------------------------------------------------------------------
+
+BLACKBOARD_COLUMN = re.compile(r"^(?P<name>.*?)\s*\[Total Pts:.*\|\s*(?P<id>\d+)$")
+
+
+def _is_blackboard(header):
+    return header[:3] == ["Last Name", "First Name", "Username"]
+
+
+def _read_blackboard(path, header, body):
+    result = RosterFile("blackboard", "Blackboard Grade Centre download", [],
+                        lms_columns=list(dict.fromkeys(h for h in header if BLACKBOARD_COLUMN.match(h))))
+    for number, row in enumerate(body, 2):
+        cells = _cells(header, row)
+        username, first, last = cells.get("Username", ""), cells.get("First Name", ""), cells.get("Last Name", "")
+        name = f"{first} {last}".strip()
+        if not username:
+            result.skipped.append((number, f"{name or 'a row'} has no Blackboard username"))
+            continue
+        result.entries.append(Entry(
+            key=f"blackboard:{username}", name=name or username, sortable_name=f"{last}, {first}".strip(", "),
+            lms="blackboard", lms_id=username, sis_id=cells.get("Student ID", ""), login=username,
+            email=cells.get("Email", "").lower(), section=cells.get("Child Course ID", "")))
+    return result
+
+
+# --- D2L Brightspace ----------------------------------------------------------------------------
+
+D2L_COLUMN = re.compile(r"^(?P<name>.*\S)\s+Points Grade(?:\s*<.*>)?$")
+
+
+def _is_d2l(header):
+    return "OrgDefinedId" in header or ("Username" in header and "End-of-Line Indicator" in header)
+
+
+def _read_d2l(path, header, body):
+    result = RosterFile("d2l", "D2L Brightspace grades export", [],
+                        lms_columns=list(dict.fromkeys(h for h in header if D2L_COLUMN.match(h))))
+    for number, row in enumerate(body, 2):
+        cells = _cells(header, row)
+        org_id = cells.get("OrgDefinedId", "").removeprefix("#").strip()
+        username = cells.get("Username", "").removeprefix("#").strip()
+        first, last = cells.get("First Name", ""), cells.get("Last Name", "")
+        name = f"{first} {last}".strip()
+        if not (username or org_id):
+            result.skipped.append((number, f"{name or 'a row'} has neither a Username nor an OrgDefinedId"))
+            continue
+        result.entries.append(Entry(
+            key=f"d2l:{username}" if username else f"d2l:org:{org_id}", name=name or username or org_id,
+            sortable_name=f"{last}, {first}".strip(", "), lms="d2l", sis_id=org_id, login=username,
+            email=cells.get("Email", "").lower(), section=cells.get("Section", "")))
+    return result
+
+
+_FORMATS = ((_is_canvas, _read_canvas), (_is_blackboard, _read_blackboard), (_is_d2l, _read_d2l),
+            (_is_classroom50, _read_classroom50), (_is_moodle_worksheet, _read_moodle_worksheet),
             (_is_moodle_participants, _read_moodle_participants), (_is_classroom, _read_classroom),
             (_is_gradescope, _read_gradescope))

@@ -1,15 +1,21 @@
 """Whose hand-in is it, on the roster?
 
-A hand-in's key comes from the LMS's download (intake/identity.py).  It is
-matched to a roster student by, in this order:
-  1. the same key (Canvas `canvas:<user id>`, Gradescope `gradescope:<sid>`, a Classroom login);
+Identity comes only from what the LMS wrote.  A hand-in's key comes from the
+LMS's download (intake/identity.py).  It is matched to a roster student by, in
+this order:
+  1. the same key (Canvas `canvas:<user id>`, Gradescope `gradescope:<sid>`, Blackboard
+     `blackboard:<username>`), where an LMS made the key;
   2. an alias the LMS gave (Moodle's per-assignment participant id, from its grading worksheet);
-  3. the LMS's id against the roster's LMS or SIS id;
-  4. email, then login;
-  5. the name, only when exactly one roster student has it (Canvas writes "smithjane", Moodle "Jane
-     Smith"): a name is what a student chooses, so the match is said, never silent.
-A hand-in that matches nobody keeps its own key and its row, and is named in
-the run's notes; so is a name two roster students share.
+  3. the LMS's own id (a Canvas user id, a Gradescope SID) against the roster's LMS or SIS id, a
+     Blackboard username against the roster's login, and an email the LMS wrote (Gradescope's metadata,
+     Moodle's worksheet);
+  4. for a GitHub Classroom clone, the roster's GitHub username, wherever it sits in the repository's name
+     (`cs-principles-n-queens-alice`, `n-queens-puzzle-alice`: the longest username at its end);
+  5. the name, only when exactly one roster student has it (Canvas writes "smithjane", Moodle and D2L
+     "Jane Smith"): the match is said, never silent.
+A name a student chose (a file's, a folder's, a repository's) is never compared with a login, an email or
+an id: `cking.ipynb` is not Carol King's because her login is `cking`.  A hand-in that matches nobody keeps
+its own key and its row, and is named in the run's notes; so is a name two roster students share.
 """
 
 import re
@@ -24,6 +30,7 @@ class Matching:
     unmatched: list = field(default_factory=list)     # hand-ins (their names) that match no roster student
     ambiguous: list = field(default_factory=list)     # (hand-in name, [Student]) the name fits several
     name_taken: list = field(default_factory=list)    # (hand-in name, Student) another hand-in is surely theirs
+    repositories: list = field(default_factory=list)  # Classroom clones no roster GitHub username fits
 
     def notes(self):
         notes = []
@@ -39,6 +46,11 @@ class Matching:
             notes.append("these hand-ins' names fit a roster student whose hand-in came in under their id, so "
                          "they keep their own rows (a name never merges two hand-ins): "
                          + "; ".join(f"{name} ({student.who})" for name, student in self.name_taken[:8]))
+        if self.repositories:
+            notes.append(f"warning: {len(self.repositories)} GitHub Classroom repositor(ies) match no GitHub username "
+                         "on the roster, so each keeps its own row under its own name (`not on the roster`), never "
+                         f"a guessed part of it: {', '.join(sorted(set(self.repositories))[:8])}"
+                         + (" ..." if len(set(self.repositories)) > 8 else ""))
         if self.unmatched:
             notes.append(f"{len(self.unmatched)} hand-in(s) match nobody on the roster and keep their own rows "
                          f"(marked `not on the roster`): {', '.join(self.unmatched[:8])}"
@@ -52,6 +64,12 @@ def folded(name):
     return re.sub(r"[^a-z0-9]", "", plain.lower())
 
 
+# Kinds of hand-in whose key and id an LMS (or `gh classroom`) made; a pattern is the instructor's own rule.
+LMS_MADE = {"canvas", "moodle", "gradescope", "blackboard", "d2l", "drive", "teams", "classroom", "pattern"}
+# Kinds whose `lms_id` is the LMS's own id of the student (not a name anyone chose).
+LMS_IDS = {"canvas", "moodle", "gradescope", "blackboard", "pattern"}
+
+
 def match(handins, students, aliases):
     """Match each hand-in (intake.collect.Handin) to a roster Student; returns a Matching."""
     result = Matching()
@@ -59,7 +77,7 @@ def match(handins, students, aliases):
     index = {}
     for student in students:
         for kind, value in (("key", student.key), ("id", student.lms_id), ("id", student.sis_id),
-                            ("email", student.email.casefold()), ("login", student.login.casefold())):
+                            ("login", student.login.casefold()), ("email", student.email.casefold())):
             if value:
                 index.setdefault((kind, value), []).append(student)
         for name in {student.name, student.sortable_name, _last_first(student.name)}:
@@ -67,14 +85,24 @@ def match(handins, students, aliases):
                 index.setdefault(("name", folded(name)), []).append(student)
     for alias, key in aliases.items():
         index.setdefault(("alias", alias), []).extend(s for s in students if s.key == key)
+    github = {s.login.casefold(): s for s in students if s.lms == "classroom" and s.login}
     for handin in handins:
         if handin.student in result.matched:
             continue
         found, how = None, None
-        for kind, value in (("key", handin.student), ("alias", handin.student), ("id", handin.lms_id),
-                            ("email", handin.email.casefold()), ("login", handin.student.casefold()),
-                            ("name", folded(handin.name))):
-            candidates = _unique(index.get((kind, value), ())) if value else []
+        kind_of = getattr(handin, "lms", "")
+        made = kind_of in LMS_MADE or ":" in handin.student
+        tries = [("key", handin.student if made else ""), ("alias", handin.student),
+                 ("id", handin.lms_id if kind_of in LMS_IDS else ""),
+                 ("login", handin.lms_id.casefold() if kind_of == "blackboard" else ""),  # Blackboard's own
+                 ("email", handin.email.casefold()),
+                 ("github", getattr(handin, "repository", "") if kind_of == "classroom" else ""),
+                 ("name", folded(handin.name) if kind_of not in ("classroom", "path") else "")]
+        for kind, value in tries:
+            if kind == "github":
+                candidates = _by_github(value, github) if value else []
+            else:
+                candidates = _unique(index.get((kind, value), ())) if value else []
             if len(candidates) == 1:
                 found, how = candidates[0], kind
                 break
@@ -82,7 +110,9 @@ def match(handins, students, aliases):
                 result.ambiguous.append((handin.name, candidates))
                 break
         if found is None:
-            if not any(name == handin.name for name, _ in result.ambiguous):
+            if kind_of == "classroom" and getattr(handin, "repository", ""):
+                result.repositories.append(handin.repository)
+            elif not any(name == handin.name for name, _ in result.ambiguous):
                 result.unmatched.append(handin.name if handin.name == handin.student
                                         else f"{handin.name} ({handin.student})")
             continue
@@ -111,6 +141,19 @@ def _no_merging_by_name(result, hows):
                 student = result.matched.pop(key)
                 result.by_name.remove((name, student))
                 result.name_taken.append((name, student))
+
+
+def _by_github(repository, github):
+    """The roster student whose GitHub username the repository's name ends with (Classroom names a clone
+    `<assignment slug>-<username>`), the longest such username winning; else one that sits anywhere in it
+    as whole `-`-separated words.  [] when none does, or two fit equally."""
+    name = repository.casefold()
+    ending = sorted((len(u), u) for u in github if name == u or name.endswith("-" + u))
+    if ending:
+        longest = [u for size, u in ending if size == ending[-1][0]]
+        return [github[longest[0]]] if len(longest) == 1 else []
+    inside = [u for u in github if f"-{u}-" in f"-{name}-"]
+    return [github[inside[0]]] if len(inside) == 1 else []
 
 
 def _unique(students):

@@ -1,0 +1,31 @@
+"""Every LMS download as it really ships: one row per student, never a class merged into one row.
+
+The downloads are rebuilt from each vendor's documented layout (tests/lms_downloads.py says from what).
+"""
+
+import pytest
+
+from autograder.intake import IntakeOptions, collect
+from lms_downloads import CLASS, LAYOUTS
+
+OPTIONS = IntakeOptions("n-queens", "n-queens.ipynb")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[layout.__name__ for layout in LAYOUTS])
+def test_no_layout_known_or_unknown_gives_fewer_rows_than_the_students_who_handed_in(layout, tmp_path):
+    path, students = layout(tmp_path)
+    intake = collect([path], tmp_path / "out", OPTIONS)
+    rows = {h.student for h in intake.handins}
+    assert len(rows) >= students, (sorted(rows), intake.notes)
+
+
+@pytest.mark.parametrize("layout", [layout for layout in LAYOUTS if layout.__name__ in (
+    "canvas", "moodle", "moodle_flat", "gradescope_zip", "gradescope_unzipped", "blackboard", "d2l", "teams")])
+def test_an_lms_download_gives_each_student_their_own_row_with_the_lms_s_name(layout, tmp_path):
+    path, _ = layout(tmp_path)
+    intake = collect([path], tmp_path / "out", OPTIONS)
+    names = {h.student: h.name for h in intake.handins}
+    assert sorted(set(names.values())) == sorted(name if layout.__name__ not in ("canvas",) else
+                                                 "".join(reversed(name.lower().split())) for name, _, _ in CLASS)
+    assert len(names) == len(CLASS)
+    assert not [n for n in intake.notes if n.startswith("warning:")], intake.notes
