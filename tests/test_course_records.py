@@ -47,7 +47,9 @@ def test_the_demo_and_a_trial_run_leave_the_course_s_grades_as_they_were(course_
     for name in ("Makefile", "pyproject.toml"):
         shutil.copy2(ROOT / name, course / name)       # copy2: older than the venv, so nothing reinstalls
     shutil.copytree(ROOT / "examples", course / "examples")
-    demo = subprocess.run(["make", "-C", str(course), "demo", f"VENV={ROOT / '.venv'}", "PYTHON=false"],
+    # -o: the venv is this checkout's, installed already (make would otherwise reinstall it after a pull).
+    demo = subprocess.run(["make", "-C", str(course), "-o", f"{ROOT / '.venv'}/.installed", "demo",
+                           f"VENV={ROOT / '.venv'}", "PYTHON=false"],
                           capture_output=True, text=True, timeout=900)
     assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
     assert "is not the course's gradebook for n-queens" in demo.stdout
