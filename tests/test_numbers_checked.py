@@ -190,3 +190,11 @@ def test_grade_refuses_numbers_that_are_not_finite(course, args):
     done = run(course, "grade", "--assignment", "n-queens", "--out", str(course.parent / "try"), *args,
                str(course.parent / "nq.zip"))
     assert done.exit_code == 2 and "finite" in done.output and not (course.parent / "try").exists()
+
+
+def test_a_bare_deadline_flag_is_read_in_the_course_deadline_s_zone(course):
+    from autograder.core.course import late_rules, load_course
+    rules = late_rules(load_course(course), "n-queens", deadline="2026-11-03")
+    assert rules.deadline.isoformat() == "2026-11-03T23:59:00-05:00"
+    assert late_rules(load_course(course), "n-queens", deadline="2026-11-03 12:00").deadline.isoformat() \
+        == "2026-11-03T12:00:00-05:00"

@@ -214,6 +214,16 @@ def parse_deadline(text, zone=None):
     return moment.isoformat(timespec="seconds")
 
 
+def _zone(value):
+    """The time zone (a fixed offset) of a deadline as course.toml holds it, or None."""
+    if isinstance(value, datetime):
+        return value.tzinfo
+    try:
+        return datetime.fromisoformat(str(value)).tzinfo if value else None
+    except ValueError:
+        return None
+
+
 LATE_POLICIES = ("none", "per-day", "cap")
 
 
@@ -244,9 +254,11 @@ def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, 
     """The LateRules of `assignment_id`: course.toml's [assignment.<id>] keys, each overridden by a flag given."""
     table = course.assignments.get(assignment_id, {})
     where = f"{course.root / 'course.toml'} [assignment.{assignment_id}]"
-    if deadline is not None:        # typed on this machine, as `init` reads it: a date alone is 23:59 here
+    if deadline is not None:
+        # Typed by a person: without an offset it is in the zone of course.toml's deadline for it, when there
+        # is one, else this machine's (as `init` reads it); a date alone is 23:59 there.
         try:
-            deadline = parse_deadline(deadline)
+            deadline = parse_deadline(deadline, _zone(table.get("deadline")))
         except CourseError as error:
             raise CourseError(f"--deadline: {error}") from None
         where = "--deadline"
