@@ -34,10 +34,12 @@ $(STUDENT_VENV)/.installed: requirements-student.txt $(VENV)/.installed
 	$(STUDENT_VENV)/bin/pip install --quiet --disable-pip-version-check -c $(VENV)/constraints.txt -r requirements-student.txt
 	touch $@
 
+# The example classes are not the course's students: graded without the roster into build/demo/, they
+# leave the course's grades (grades/) and records (grades/course.db) exactly as they were.
 demo: install
 	for folder in examples/*/submissions; do \
 	  id=$$(basename $$(dirname $$folder)); \
-	  $(BIN)/autograder grade --assignment $$id --out $(DEMO_OUT)/$$id $$folder || exit 1; \
+	  $(BIN)/autograder grade --assignment $$id --out $(DEMO_OUT)/$$id --no-roster $$folder || exit 1; \
 	  $(BIN)/autograder feedback --out $(DEMO_OUT)/$$id || exit 1; \
 	  $(BIN)/autograder report --out $(DEMO_OUT)/$$id || exit 1; \
 	done

@@ -53,15 +53,21 @@ def nqueens_expected(nqueens):
     return nqueens.load_expected()
 
 
+def copy_course(destination):
+    """The course's sources and generated files copied into `destination` (made if need be)."""
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in ("course.toml", "public_rubric.xlsx"):
+        shutil.copy(ROOT / name, destination / name)
+    for folder in ("solutions", "assignments"):
+        shutil.copytree(ROOT / folder, destination / folder)
+    shutil.copytree(ROOT / "autograder" / "assignments", destination / "autograder" / "assignments")
+    return destination
+
+
 @pytest.fixture
 def course_copy(tmp_path):
     """A private copy of the course's sources and generated files, safe to edit."""
-    for name in ("course.toml", "public_rubric.xlsx"):
-        shutil.copy(ROOT / name, tmp_path / name)
-    for folder in ("solutions", "assignments"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    shutil.copytree(ROOT / "autograder" / "assignments", tmp_path / "autograder" / "assignments")
-    return tmp_path
+    return copy_course(tmp_path)
 
 
 @pytest.fixture(scope="session")

@@ -168,9 +168,11 @@ def test_interactive_init_asks_and_re_asks_a_bad_answer(tmp_path):
         "https://github.com/me/queens",
         "",                                            # branch: keep main
         "moodle",                                      # lms
-        *["none", "none", ""] * 2,                     # bitwise-queens, n-queens: no deadline, policy none, column
-        "2027-01-15 17:00 +01:00", "per-day:0.25", "Assignment 3",   # no-three-in-line
+        # Asked in course order (course.toml's, as no deadline is set yet), not alphabetically:
+        "none", "none", "",                            # n-queens: no deadline, policy none, column
         "tomorrow", "2027-02-01T12:00:00+00:00", "cap:9", "cap:3", "",  # uninformed-search: bad, good
+        "none", "none", "",                            # bitwise-queens
+        "2027-01-15 17:00 +01:00", "per-day:0.25", "Assignment 3",   # no-three-in-line
         "", "", "600",                                 # time limits
     ]
     result = CliRunner().invoke(main, ["--course", str(root), "init", "--no-build"], input="\n".join(answers) + "\n")

@@ -63,12 +63,16 @@ def test_ctrl_c_stops_within_2_s_writes_grades_and_a_rerun_resumes(tmp_path):
     assert processes_mentioning(str(out)) == [], "the sandbox outlived the grader"
     assert not list(out.glob("autograder-sandbox-*")), "the sandbox folder was left behind"
     assert process.returncode == 130, stderr
-    assert "Run the same command again to resume" in stderr
+    assert "Run the same command again to finish" in stderr
     # Hand-ins still running when the sandbox closed are not grader errors: no traceback, one closing line.
     assert "Traceback" not in stderr and "SandboxError" not in stderr and "failed" not in stderr, stderr
     assert "[0/6] running alice" in stderr and "[1/6] alice: 5 / 5 graded" in stderr   # plain lines, not a bar
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+        everyone = list(csv.DictReader(handle))
+    # Every hand-in has its row; those the run did not get to are not-graded, with no score (never 0).
+    assert sorted(r["student"] for r in everyone) == sorted(CLASS)
+    rows = [r for r in everyone if r["status"] != "not-graded"]
+    assert all(r["score"] == "" for r in everyone if r["status"] == "not-graded")
     assert 2 <= len(rows) < len(CLASS) and len(rows) == counted(out / "gradebook.db")
     assert {"alice", "bob"} <= {r["student"] for r in rows}
 

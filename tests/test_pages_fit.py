@@ -67,6 +67,11 @@ def pages(tmp_path_factory):
                                                    "per-day", "--late-penalty", "0.5", "--times", late / "times.csv"))
     assert run(feedback_command, "--out", late / "out").exit_code == 0
     found["late"] = late / "out" / "feedback" / "lena" / "feedback.html"
+    # bitwise-queens: calls and values that are long lines (its wrong-answer table was 2,350 px wide at 1366)
+    bitwise = tmp_path_factory.mktemp("bitwise") / "out"
+    grade(bitwise, ROOT / "examples" / "bitwise-queens" / "submissions", assignment="bitwise-queens")
+    assert run(report_command, "--out", bitwise).exit_code == 0
+    found["bitwise report"] = bitwise / "report.html"
     found["semester"] = tmp_path_factory.mktemp("semester") / "semester_report.html"
     found["semester"].write_text(semester_report(sample_book(students=30)), encoding="utf-8")
     return found
@@ -74,7 +79,7 @@ def pages(tmp_path_factory):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("screen", SCREENS)
-@pytest.mark.parametrize("kind", [*KINDS, "late", "report", "semester"])
+@pytest.mark.parametrize("kind", [*KINDS, "late", "report", "bitwise report", "semester"])
 def test_no_element_sticks_out_of_its_container(pages, kind, screen):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with browser_page(SCREENS[screen], device_scale_factor=1) as page:

@@ -166,7 +166,7 @@ def test_a_canvas_semester(course_copy, tmp_path):
     done = cli(course, "gradebook", "--to", str(book), "--json")
     summary = json.loads(done.stdout)
     assert "warning" not in done.stderr, done.stderr
-    assert summary["test_students"] == ["canvas:1099"] and summary["graded"] == ["bitwise-queens", "n-queens"]
+    assert summary["test_students"] == ["canvas:1099"] and summary["graded"] == ["n-queens", "bitwise-queens"]
     rows = read_csv(book / "course_grades.csv")
     assert [r["student"] for r in rows] == [f"canvas:{u}" for _, u in sorted(WHO.values(), key=lambda v: v[0])]
     by_key = {r["student"]: r for r in rows}
@@ -175,13 +175,13 @@ def test_a_canvas_semester(course_copy, tmp_path):
     with (book / "lms" / "canvas_import.csv").open(encoding="utf-8") as handle:
         canvas = list(csv.reader(handle))
     # Each column is the Canvas assignment the roster's export named (matched by title), in course order.
-    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Bitwise Queens (502)",
-                         "N-Queens (501)"]
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "N-Queens (501)",
+                         "Bitwise Queens (502)"]
     assert canvas[1] == ["    Points Possible", "", "", "", "", "5", "5"]
     assert sorted(row[:5] for row in canvas[2:]) == sorted(ROSTER_ROWS)
-    assert {row[1]: row[5:] for row in canvas[2:]} == {"1001": ["5", "5"], "1002": ["3.3", "1"],
-                                                       "1003": ["1.9", "4.3"], "1004": ["5", "2.9"],
-                                                       "1005": ["0", "4.9"]}
+    assert {row[1]: row[5:] for row in canvas[2:]} == {"1001": ["5", "5"], "1002": ["1", "3.3"],
+                                                       "1003": ["4.3", "1.9"], "1004": ["2.9", "5"],
+                                                       "1005": ["4.9", "0"]}
     assert (book / "course_grades.xlsx").is_file() and (book / "semester_report.html").is_file()
     assert "Erin Ng" in (book / "semester_report.html").read_text()
 

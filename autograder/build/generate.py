@@ -58,7 +58,8 @@ def build(course, check=False, progress=print):
 
     rubric_path = course.root / RUBRIC
     stale = [path for path, text in texts.items() if _read(path) != text]
-    if not rubric_path.exists() or read_rubric(rubric_path) != _as_read_back(sheets):
+    # In course order too: a sheet order that is not the semester's is stale.
+    if not rubric_path.exists() or list(read_rubric(rubric_path).items()) != list(_as_read_back(sheets).items()):
         stale.append(rubric_path)
     stale_audits = [a for a, floor in audits if check_audit(a, floor, texts[a.expected_path])[0]]
     stale = [p.relative_to(course.root) for p in stale + [audit_path(a) for a in stale_audits]]

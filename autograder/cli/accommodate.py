@@ -3,19 +3,22 @@
 import click
 
 from ..core.assignment import load_assignment
-from ..core.course import load_course
 from ..core.listing import names
 from ..grade.refresh import refresh
 from ..roster.store import CourseRecords
+from .extend import warn_untimed
+from .numbers import DAYS, HOURS
+from .options import grading_course
 from .output import JSON, emit_json, say
 
 
 @click.command("accommodate")
 @click.option("--group", "group", default=None, help="The accommodation's name, e.g. extra-time.  [required to set]")
-@click.option("--extra-days", type=click.FloatRange(min=0), default=None,
-              help="Days added to every assignment's deadline for its members.")
-@click.option("--extra-hours", type=click.FloatRange(min=0), default=None, help="Hours added (with or instead of days).")
-@click.option("--reason", default="", help="Why (kept; shown on feedback beside the deadline).")
+@click.option("--extra-days", type=DAYS, default=None,
+              help="Days added to every assignment's deadline for its members (0 to 366).")
+@click.option("--extra-hours", type=HOURS, default=None, help="Hours added (with or instead of days).")
+@click.option("--reason", default="",
+              help="Why (kept in course.db for the teaching team; never shown in grades files, reports or feedback).")
 @click.option("--student", "add", multiple=True, metavar="WHO", help="Add a member (repeat the option).")
 @click.option("--remove", multiple=True, metavar="WHO", help="Remove a member (repeat the option).")
 @click.option("--list", "listing", is_flag=True, help="List the accommodations and their members.")
@@ -23,16 +26,17 @@ from .output import JSON, emit_json, say
 @click.pass_obj
 def accommodate_command(course_root, group, extra_days, extra_hours, reason, add, remove, listing, as_json):
     """Extra time on every deadline for the students of a group (members: --student, repeated)."""
-    course = load_course(course_root)
+    course = grading_course(course_root)
     with CourseRecords.of(course) as records:
         if listing or group is None:
             found = records.accommodations()
             if as_json:
-                emit_json([{**a.__dict__, "members": list(a.members)} for a in found])
+                emit_json([{**a.__dict__, "members": list(a.members), "names": [records.who(m) for m in a.members],
+                            "problem": a.problem} for a in found])
             elif not found:
                 click.echo("no accommodations")
             for a in [] if as_json else found:
-                click.echo(f"{a.describe()}: {names(list(a.members)) or 'no members yet'}")
+                click.echo(f"{a.describe()}: {names([records.who(m) for m in a.members]) or 'no members yet'}")
             return
         existing = {a.name: a for a in records.accommodations()}.get(group)
         if extra_days is None and extra_hours is None and existing is None:
@@ -52,3 +56,4 @@ def accommodate_command(course_root, group, extra_days, extra_hours, reason, add
             done = refresh(course, load_assignment(course, assignment_id), records)
             if done:
                 say(f"applied to {done.out_dir / 'grades.csv'}", err=True)
+                warn_untimed(course, assignment_id, rule.members, records, f"the accommodation {group!r}")

@@ -11,11 +11,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..core.assignment import load_assignment
-from ..core.course import LATE_POLICIES, load_course
+from ..core.course import LATE_POLICIES
 from ..core.listing import names
 from ..engine.isolation import LAYERS, MAX_SLOTS
 from ..grade.class_run import GradeEvents, GradeOptions, GradingInterrupted, command_line, grade_class
-from ..gradebook.store import late_word
+from ..gradebook.store import NOT_GRADED, late_word
+from .numbers import FACTOR, POINTS, SECONDS
+from .options import grading_course
 from .output import JSON, NORMAL, emit_json, say, verbosity
 
 console = Console(stderr=True)
@@ -27,13 +29,13 @@ console = Console(stderr=True)
               help="Folder for gradebook.db, grades.csv and unpacked archives.")
 @click.option("--jobs", type=click.IntRange(1, MAX_SLOTS), default=None,
               help="Hand-ins graded at once (default: the number of cores).")
-@click.option("--timeout", "case_timeout", type=click.FloatRange(min=0.01), default=None,
+@click.option("--timeout", "case_timeout", type=SECONDS, default=None,
               help="CPU seconds per case, for every case (default: each case's limit from the reference's timing).")
-@click.option("--submission-timeout", type=click.FloatRange(min=0.1), default=None,
+@click.option("--submission-timeout", type=SECONDS, default=None,
               help="Seconds for a whole hand-in (default: the assignment's submission_timeout).")
-@click.option("--limit-floor", type=click.FloatRange(min=0.01), default=None,
+@click.option("--limit-floor", type=SECONDS, default=None,
               help="Shortest case limit in CPU seconds, for this run (default: cases.toml's limit_floor).")
-@click.option("--limit-factor", type=click.FloatRange(min=1), default=None,
+@click.option("--limit-factor", type=FACTOR, default=None,
               help="A case's limit as a multiple of the reference's time, for this run "
                    "(default: cases.toml's limit_factor).")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=64), default=2048, show_default=True,
@@ -49,8 +51,8 @@ console = Console(stderr=True)
 @click.option("--late-policy", type=click.Choice(LATE_POLICIES), default=None,
               help="none: record lateness only; per-day: --late-penalty points off per started day; "
                    "cap: at most --late-cap points (default: course.toml's, else none).")
-@click.option("--late-penalty", type=click.FloatRange(min=0), default=None, help="Points off per started day late.")
-@click.option("--late-cap", type=click.FloatRange(min=0), default=None, help="Most points a late hand-in earns.")
+@click.option("--late-penalty", type=POINTS, default=None, help="Points off per started day late.")
+@click.option("--late-cap", type=POINTS, default=None, help="Most points a late hand-in earns.")
 @click.option("--times", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="When each student handed in: Moodle's grading worksheet, or a CSV with a student and a "
                    "submitted_at column (LMS downloads carry no hand-in times).")
@@ -69,15 +71,13 @@ console = Console(stderr=True)
 @click.pass_obj
 def grade_command(course_root, assignment_id, out_dir, paths, as_json, **flags):
     """Grade hand-ins: notebooks, .py files, folders, LMS zips or Classroom repository clones."""
-    course = load_course(course_root)
+    course = grading_course(course_root)
     assignment = load_assignment(course, assignment_id)
     options = GradeOptions(**flags, command=command_line(sys.argv[1:]))
     try:
         run = grade_class(course, assignment, paths, out_dir, options, _ConsoleEvents(assignment.id))
     except GradingInterrupted as stopped:
-        click.echo(f"interrupted: graded {stopped.graded} of {stopped.total} hand-in(s) in this run; "
-                   f"{stopped.csv_path} has everything graded so far. Run the same command again to resume: "
-                   "hand-ins already graded are kept and not graded again.", err=True)
+        click.echo(stopped.advice(), err=True)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)   # hand-ins still running are the sandbox's, already stopped; do not wait for their threads
@@ -97,7 +97,8 @@ def _as_json(run):
                         if status == "missing"],
             "not_yet": [{"student": s, "name": n, "deadline": d} for s, n, status, d in run.absent
                         if status == "not-yet"],
-            "rows": [row.__dict__ for row in run.rows]}
+            # A hand-in not graded yet has no score: null, never 0.
+            "rows": [{**row.__dict__, "score": None if row.status == NOT_GRADED else row.score} for row in run.rows]}
 
 
 def _print_summary(run):
@@ -117,12 +118,23 @@ def _print_summary(run):
     if waiting:
         notes.append(f"{len(waiting)} have not handed in and their deadline has not passed (not-yet): "
                      + names(waiting))
+    if run.retimed:
+        notes.append(f"{run.retimed} hand-in(s) graded earlier took their time from --times (no regrade needed)")
     click.echo("; ".join(notes))
+    if run.not_graded:
+        waiting = names([_person(student, name) for student, name, _ in run.not_graded])
+        click.echo(f"warning: {len(run.not_graded)} hand-in(s) that an earlier, stopped run set out to grade are "
+                   f"still not graded (this run did not grade them): {waiting}; give their files to `grade` again "
+                   "(release and gradebook refuse until then)", err=True)
     say(_lateness_summary(run.rules, run.late, run.unknown_lateness))
     if run.other_assignments:
         click.echo(f"note: {run.gradebook_path} also holds {', '.join(run.other_assignments)}; grades.csv has "
                    f"{run.assignment_id} only")
     click.echo(f"wrote {run.csv_path} and {run.gradebook_path}")
+    if run.course_folder is not None:
+        click.echo(f"note: {run.gradebook_path.parent} is not the course's gradebook for {run.assignment_id} "
+                   f"({run.course_folder}): the course's grades, `gradebook`, `extend`, `adjust` and `release` of the "
+                   "course are not affected by this run")
     if run.wrong_assignment:
         click.echo(f"warning: {run.wrong_assignment}")
 
@@ -142,13 +154,23 @@ def _lateness_summary(rules, late, unknown):
 
 def _print_table(rows):
     table = Table(title="Grades")
-    for column in ("student", "name", "score", "status", "late", "hand-ins", "note"):
-        table.add_column(column)
+    # A key is what a TA types back (`--student canvas:2003`): never cut (at 80 columns rich cut every key to
+    # `canvas:2…`); the note gives way first, then the name.
+    table.add_column("student", no_wrap=True, min_width=min(max((len(r.student) for r in rows), default=7), 24))
+    table.add_column("name", ratio=1, min_width=8)
+    for column in ("score", "status", "late", "hand-ins"):
+        table.add_column(column, no_wrap=column != "status")
+    table.add_column("note", ratio=2, min_width=10)
     for row in rows:
-        table.add_row(escape(row.student), escape(row.name or ""), f"{row.score:g} / {row.max_score:g}",
+        score = "" if row.status == NOT_GRADED else f"{row.score:g} / {row.max_score:g}"
+        table.add_row(escape(row.student), escape(row.name or ""), score,
                       escape(row.status), late_word(row.late) + (f" (-{row.penalty:g})" if row.penalty else ""),
                       str(row.handins), escape((row.message or "")[:60]))
     Console().print(table)
+
+
+def _person(student, name):
+    return student if not name or name == student else f"{name} ({student})"
 
 
 class _ConsoleEvents(GradeEvents):

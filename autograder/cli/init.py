@@ -99,8 +99,8 @@ def init_command(course_root, name, repository, branch, lms, canvas_gradebook, d
     course = _course_settings(answers, document, root, name, repository, branch, lms)
     points = float(course.get("points_per_assignment", 5))
     shell = Course(root=root, name=course["name"], repository=course["repository"], branch=course["branch"],
-                   points_per_assignment=points)
-    assignment_ids = shell.assignment_ids()
+                   points_per_assignment=points, assignments=document.get("assignment", {}))
+    assignment_ids = shell.assignment_ids()     # course order: the prompts follow the semester
     if not assignment_ids:
         raise CourseError(f"{root} has no assignments (autograder/assignments/<id>/cases.toml)")
     given = {option: _pairs(values, option, assignment_ids) for option, values in

@@ -8,8 +8,11 @@ import click
 from ..core.course import load_course
 from ..core.listing import names
 from ..feedback.pages import build_pages
-from ..gradebook.read import FeedbackError, load_absent
+from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
+from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending
 from ..release.classroom import release_classroom, write_manifest
+from ..release.canvas_checks import check_canvas_columns
+from ..roster.store import CourseRecords, unusable
 from ..release.lms import release_lms
 from ..release.students import release_students
 from .options import ASSIGNMENT, graded_assignment
@@ -31,8 +34,11 @@ from .options import ASSIGNMENT, graded_assignment
 @click.option("--students", "students_bundle", is_flag=True,
               help="Release what students may see instead (assignments/, public_rubric.xlsx, README.md), "
                    "after a leak check.")
+@click.option("--force", is_flag=True,
+              help="Release although some hand-ins are not graded yet (a run was stopped): those students get a "
+                   "blank grade, never 0, and no feedback.")
 @click.pass_obj
-def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle):
+def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, force):
     """Release feedback and grades (LMS files or Classroom branches), or the student bundle."""
     if students_bundle:
         written = release_students(load_course(course_root), target)
@@ -42,17 +48,71 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     if out_dir is None:
         raise click.UsageError("--out is required (the folder holding gradebook.db), unless --students")
     course, assignment = graded_assignment(course_root, assignment_id, out_dir)
+    click.echo(f"{assignment.id}: read {gradebook_path(out_dir)}" + (
+        "" if course.is_grades_dir(assignment.id, out_dir)
+        else f" (not the course's gradebook for {assignment.id}, {course.grades_dir(assignment.id)})"))
+    waiting = _not_graded_yet(out_dir, assignment, force)
     pages = build_pages(course, assignment, out_dir)
+    waiting_keys = {key for _, key in waiting}
+    pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
+    tests, column = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id))
     kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
-        result = release_lms(assignment, pages, target, lms_column or course.lms_column(assignment.id),
-                             load_absent(out_dir, assignment.id))
+        result = release_lms(assignment, pages, target, column, load_absent(out_dir, assignment.id), course.lms,
+                             [(name, key) for name, key in waiting], tests)
+        if result.test_accounts:
+            click.echo(f"left out of every file (the LMS's test account): {names(result.test_accounts)}")
+        if result.no_grade_row:
+            click.echo("warning: not in moodle_grades.csv, as their hand-in did not come from a Moodle download "
+                       f"(whose names carry the participant id): {names(result.no_grade_row)}", err=True)
+        if result.blank:
+            click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
+                       err=True)
     else:
         if not target.is_dir():
             raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
         result = release_classroom(assignment, pages, target)
         write_manifest(out_dir, assignment, target, result)
     _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
+
+
+def _not_graded_yet(out_dir, assignment, force):
+    """[(name, key)] of hand-ins not graded yet; refused (nothing released) unless `force`."""
+    waiting = load_pending(out_dir, assignment.id)
+    if waiting and not force:
+        people = [who if who == key else f"{who} ({key})" for who, key in waiting]
+        error = FeedbackError(f"{len(waiting)} hand-in(s) of {assignment.id} not graded yet, so nothing is "
+                              f"released: {names(people)}")
+        error.details = ("the grading run that held them was stopped: run the same `autograder grade ... --out "
+                         f"{out_dir}` command again (without --regrade); it grades only what is left",
+                         "or give --force to release those students with a blank grade (never 0)")
+        raise error
+    return waiting
+
+
+def _canvas_checks(course, assignment, column):
+    """(test account keys, the grade column) from the course's records; a Canvas column that is not in the
+    Canvas export, which Canvas's importer would make a new assignment of, is refused."""
+    records = CourseRecords.if_any(course)
+    if records is None:
+        return [], column
+    with records:
+        broken = unusable(records, assignment.id)
+        if broken:      # the grades this release would write are not known
+            raise FeedbackError(broken[0])
+        tests = [s.key for s in records.students(include_off_roster=True) if s.test_student]
+        seen, points = records.lms_columns(), records.lms_points()
+    if course.lms == "moodle":
+        return tests, column
+    if column is None and seen:
+        column = best_column(assignment.id, assignment.title, [h for h in seen if ASSIGNMENT_COLUMN.match(h)])
+    refusals, warnings = check_canvas_columns(course, {assignment.id: column}, seen, points,
+                                              {assignment.id: assignment.max_score})
+    if refusals:
+        raise FeedbackError(refusals[0])
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return tests, column
 
 
 def _say_what_changed(kind, result, who):

@@ -7,10 +7,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..core.course import load_course
 from ..core.listing import names
 from ..roster.lms_files import read_roster
 from ..roster.store import CourseRecords
+from .options import grading_course
 from .output import JSON, NORMAL, emit_json, say
 
 
@@ -22,7 +22,7 @@ def roster_group(ctx, as_json, everyone):
     """List the roster (grades/course.db), or import one: `autograder roster import FILE`."""
     if ctx.invoked_subcommand is not None:
         return
-    with CourseRecords.of(load_course(ctx.obj), create=False) as records:
+    with CourseRecords.of(grading_course(ctx.obj), create=False) as records:
         students = records.students(include_off_roster=everyone)
         accommodations = {s: [a.name for a in records.accommodations() if s in a.members] for s in
                           (st.key for st in students)}
@@ -46,11 +46,13 @@ def roster_group(ctx, as_json, everyone):
 def import_command(course_root, file, as_json):
     """Import FILE: Canvas's gradebook export, Moodle's participants list or grading worksheet,
     Gradescope's roster or GitHub Classroom's roster (recognised by its header)."""
-    course = load_course(course_root)
+    course = grading_course(course_root)
     roster = read_roster(file)
     with CourseRecords.of(course) as records:
         added, updated, left, duplicates = records.import_roster(roster, file.name)
         tests = [e.name for e in roster.entries if e.test_student]
+        left_names = [records.who(key) for key in left]
+    by_key = {e.key: f"{e.name} ({e.key})" if e.name and e.name != e.key else e.key for e in roster.entries}
     if as_json:
         emit_json({"format": roster.kind, "added": added, "updated": updated, "left": left,
                    "duplicates": duplicates, "skipped": [{"row": n, "why": w} for n, w in roster.skipped],
@@ -61,10 +63,11 @@ def import_command(course_root, file, as_json):
     if tests:
         say(f"test account(s) flagged, left out of grades and statistics: {names(tests)}", NORMAL)
     if left:
-        click.echo(f"warning: no longer in the class list: {names(left)}", err=True)
+        click.echo(f"warning: no longer in the class list: {names(left_names)}", err=True)
     for number, why in roster.skipped:
         click.echo(f"warning: row {number} skipped: {why}", err=True)
     if duplicates:
-        click.echo(f"warning: listed twice (the first row kept): {names(duplicates)}", err=True)
+        click.echo(f"warning: listed twice (the first row kept): {names([by_key.get(k, k) for k in duplicates])}",
+                   err=True)
     if roster.lms_columns:
         say(f"Canvas grade columns seen: {names(roster.lms_columns)}", NORMAL)

@@ -6,12 +6,18 @@ The layout is fixed so every command agrees on it:
   autograder/assignments/<id>/cases.toml cases, public and hidden
   autograder/assignments/<id>/expected.json  expected values (generated)
   public_rubric.xlsx                     public rubric (generated)
+  grades/course.db, grades/<id>/         the course's records and each assignment's gradebook
+                                         (git-ignored; `grades` in course.toml's [course] or an
+                                         assignment's table moves them)
+
+Assignments are in course order everywhere (prompts, columns, sheets, the
+student README): by deadline, then by their order in course.toml, then by id.
 """
 
 import re
 import tomllib
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timezone
 from pathlib import Path
 from .errors import AutograderError
 
@@ -39,12 +45,37 @@ class Course:
     # [assignment.<id>] tables of course.toml, as read (deadline, late policy, lms_column, ...).
     assignments: dict = field(default_factory=dict, compare=False, hash=False)
 
+    # Where the course keeps its grades ([course] grades in course.toml; relative to the course folder).
+    grades: str = "grades"
+
     @property
     def cases_dir(self):
         return self.root / "autograder" / "assignments"
 
     def assignment_ids(self):
-        return sorted(p.parent.name for p in self.cases_dir.glob("*/cases.toml"))
+        """Every assignment, in course order: by deadline, then by course.toml's order, then by id.
+
+        Alphabetical order put bitwise-queens before n-queens, so the semester report compared a
+        student's scores backwards (a rise read as a drop)."""
+        found = sorted(p.parent.name for p in self.cases_dir.glob("*/cases.toml"))
+        listed = list(self.assignments)
+        return sorted(found, key=lambda a: (_deadline_key(self.assignments.get(a, {}).get("deadline")),
+                                            listed.index(a) if a in listed else len(listed), a))
+
+    @property
+    def grades_root(self):
+        """The folder of the course's records (course.db) and, by default, of each assignment's gradebook."""
+        return (self.root / self.grades).resolve()
+
+    def grades_dir(self, assignment_id):
+        """The one folder that holds `assignment_id`'s grades for the course: its `grades` in course.toml,
+        else <grades>/<id>/.  Set by the course, never by where a `grade --out` last wrote."""
+        own = self.assignments.get(assignment_id, {}).get("grades")
+        return (self.root / own).resolve() if own else self.grades_root / assignment_id
+
+    def is_grades_dir(self, assignment_id, folder):
+        """Is `folder` the course's own gradebook folder for `assignment_id`?"""
+        return Path(folder).resolve() == self.grades_dir(assignment_id)
 
     def colab_url(self, relative_path):
         owner_repo = self.repository.removeprefix("https://github.com/").rstrip("/")
@@ -58,6 +89,27 @@ class Course:
     def lms_column(self, assignment_id):
         """The LMS grade column of an assignment (course.toml's lms_column), or None."""
         return self.assignments.get(assignment_id, {}).get("lms_column")
+
+
+def _deadline_key(value):
+    """How a deadline sorts (UTC); no deadline, or one that cannot be read, after every deadline."""
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value)) if value else None
+        except ValueError:
+            moment = None
+    if moment is None or moment.tzinfo is None:
+        return (1, "")
+    return (0, moment.astimezone(timezone.utc).isoformat())
+
+
+def _folder(value, where):
+    """A `grades` folder setting: relative text (inside the course folder or not), never empty."""
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise CourseError(f"{where}: grades must be a folder, as text (e.g. \"grades\"), not {value!r}")
+    return value.strip()
 
 
 def github_repository(text):
@@ -102,6 +154,8 @@ def _assignment_tables(data, path):
         if column is not None and (not isinstance(column, str) or not column.strip()):
             raise CourseError(f"{path}: [assignment.{assignment_id}] lms_column must be the grade column's "
                               f"name as text, not {column!r}")
+        if "grades" in table:
+            table["grades"] = _folder(table["grades"], f"{path} [assignment.{assignment_id}]")
     return {assignment_id: dict(table) for assignment_id, table in data.items()}
 
 
@@ -133,13 +187,15 @@ def load_course(root=None):
                   branch=check_branch(data.get("branch", "main")),
                   points_per_assignment=float(data.get("points_per_assignment", 5)), lms=lms,
                   limits=_limits(document.get("limits", {}), path),
-                  assignments=_assignment_tables(document.get("assignment", {}), path))
+                  assignments=_assignment_tables(document.get("assignment", {}), path),
+                  grades=_folder(data.get("grades", "grades"), f"{path} [course]"))
 
 
-def parse_deadline(text):
+def parse_deadline(text, zone=None):
     """ISO 8601 text with a UTC offset, from what an instructor types.
 
-    "2026-12-01T23:59:00-05:00" stays as it is; a time without an offset is this
+    "2026-12-01T23:59:00-05:00" stays as it is; a time without an offset is in `zone` (a tzinfo: the
+    course deadline's, so `extend --until 2026-12-04` is 23:59 where the course's deadline is), else this
     machine's local time on that date; a date alone means 23:59 that day."""
     if isinstance(text, datetime) and text.tzinfo is not None:     # TOML's own offset date-time
         return text.isoformat(timespec="seconds")
@@ -153,8 +209,19 @@ def parse_deadline(text):
         raise CourseError(f"deadline {value!r} is not a date and time: write it as ISO 8601, "
                           "e.g. 2026-12-01T23:59:00-05:00 (or 2026-12-01 23:59 for local time)") from None
     if moment.tzinfo is None:
-        moment = moment.astimezone()     # local time, with that date's offset (summer time included)
+        # The deadline's zone; else local time, with that date's offset (summer time included).
+        moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
     return moment.isoformat(timespec="seconds")
+
+
+def _zone(value):
+    """The time zone (a fixed offset) of a deadline as course.toml holds it, or None."""
+    if isinstance(value, datetime):
+        return value.tzinfo
+    try:
+        return datetime.fromisoformat(str(value)).tzinfo if value else None
+    except ValueError:
+        return None
 
 
 LATE_POLICIES = ("none", "per-day", "cap")
@@ -187,9 +254,11 @@ def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, 
     """The LateRules of `assignment_id`: course.toml's [assignment.<id>] keys, each overridden by a flag given."""
     table = course.assignments.get(assignment_id, {})
     where = f"{course.root / 'course.toml'} [assignment.{assignment_id}]"
-    if deadline is not None:        # typed on this machine, as `init` reads it: a date alone is 23:59 here
+    if deadline is not None:
+        # Typed by a person: without an offset it is in the zone of course.toml's deadline for it, when there
+        # is one, else this machine's (as `init` reads it); a date alone is 23:59 there.
         try:
-            deadline = parse_deadline(deadline)
+            deadline = parse_deadline(deadline, _zone(table.get("deadline")))
         except CourseError as error:
             raise CourseError(f"--deadline: {error}") from None
         where = "--deadline"

@@ -171,7 +171,9 @@ def render(document, assignment_ids):
     lines += ["", "# One table per assignment. deadline: ISO 8601 with a UTC offset. late_policy: none (lateness",
               "# recorded only), per-day (late_penalty points off per started day late) or cap (a late",
               "# hand-in earns at most late_cap points). lms_column: the assignment's grade column in the LMS,",
-              "# as the LMS names it (Canvas: `Name (id)`), used by `autograder release`."]
+              "# as the LMS names it (Canvas: `Name (id)`), used by `autograder release`. Assignments are in",
+              "# course order everywhere: by deadline, then in the order of these tables. Grades are kept in",
+              "# grades/<id>/ (git-ignored); `grades = \"FOLDER\"` here or in [course] moves them."]
     for assignment_id in [*assignment_ids, *(a for a in tables if a not in assignment_ids)]:
         table = tables.get(assignment_id, {})
         lines += ["", f"[assignment.{toml_key(assignment_id)}]"]

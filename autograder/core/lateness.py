@@ -62,8 +62,10 @@ def assess(handed_in_at, late_mark, raw_score, rules, extended=""):
         late = late_mark
         source = "the LMS marked it late" if late_mark else "the LMS marked it on time"
         if extended:
-            source += (f", against the course deadline; own deadline: {extended}, but the hand-in time is "
-                       "unknown (give it with `grade --times`)")
+            # Said to the student, who can do nothing about it: no command here (the instructor is told
+            # by `extend` and `accommodate` at once, with what would make the deadline count).
+            source += (f", against the course deadline; own deadline: {extended}, but the LMS recorded no "
+                       "hand-in time to compare with it, so its mark stands for now")
     elif seconds is not None:
         late = seconds > 0
         source = ""

@@ -72,6 +72,8 @@ def _cell(mark):
         return dict(text="", kind="")
     if mark.status == "not-yet":
         return dict(text="not yet", kind="not-yet")
+    if mark.not_graded:      # handed in, no grade yet (a stopped run): never shown as a number
+        return dict(text="not graded yet", kind="not-yet")
     kind = "missing" if mark.missing else "late" if mark.late else "adjusted" if mark.adjust_note else ""
     return dict(text=f"{mark.score:g}" + (f" ({kind})" if kind else ""), kind=kind)
 

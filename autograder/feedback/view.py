@@ -140,6 +140,8 @@ def student_view(submission, assignment, expected, course):
             _note_repeat(item, public)
         public.append(item)
     problem = explain.submission_problem(submission.status, submission.message)
+    if submission.status in FOR_THE_TEACHING_TEAM:    # the message is the grader's, for instructors: not shown
+        problem = FOR_THE_TEACHING_TEAM[submission.status]
     cell_errors = [dict(cell=e.cell, source=e.source, error=e.error, words=explain.error_words(e.error))
                    for e in submission.cell_errors]
     if cell_errors and problem and submission.status == "graded":
@@ -159,7 +161,7 @@ def student_view(submission, assignment, expected, course):
         percent=round(100 * submission.score / submission.max_score) if submission.max_score else 0,
         status=submission.status,
         problem=dict(what=problem[0], action=problem[1]) if problem else None,
-        detail=submission.message if submission.status not in ("graded",) else "",
+        detail=submission.message if submission.status not in ("graded", *FOR_THE_TEACHING_TEAM) else "",
         cell_errors=cell_errors,
         causes=[call_graph.sentence(f, n, total) for f, n, total, _ in causes],
         source=submission.source,
@@ -179,6 +181,18 @@ def student_view(submission, assignment, expected, course):
         colab_url=colab_url,
         colab_note=colab_note,
     )
+
+
+# Statuses whose message speaks to the teaching team (what went wrong in the grader, which command fixes it):
+# a student page says instead what it means for them, and that it is not theirs to fix.
+FOR_THE_TEACHING_TEAM = {
+    "grader-error": ("The grader itself failed while grading your hand-in, so this score is not a judgement of "
+                     "your work.",
+                     "Nothing to do on your side: your teaching team has been told by the grader and will grade "
+                     "it again."),
+    "not-graded": ("Your hand-in was received but has not been graded yet.",
+                   "Nothing to do on your side: your teaching team will finish grading it."),
+}
 
 
 def _own_deadline(submission):

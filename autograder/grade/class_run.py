@@ -18,9 +18,9 @@ from ..core.course import late_rules
 from ..engine.isolation import HIDES
 from ..engine.sandbox import Limits, Sandbox
 from ..gradebook import Gradebook
-from ..gradebook.store import ABSENT
+from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import match
-from ..roster.store import CourseRecords
+from ..roster.store import CourseRecords, RecordsError
 from ..intake import IntakeError, IntakeOptions, collect
 from ..intake.assemble import with_notes
 from ..intake.collect import check_paths
@@ -101,14 +101,31 @@ class GradeRun:
     wrong_assignment: str = ""       # one line when every hand-in is another assignment's
     absent: list = field(default_factory=list)   # [(student, name, status, deadline)]: roster students with no hand-in
     other_students: int = 0          # hand-ins of other students, left as they were (--student)
+    course_folder: Path | None = None   # the course's own folder for this assignment, when `out` is not it
+    not_graded: list = field(default_factory=list)   # [(student, name, source)] still waiting from a stopped run
+    retimed: int = 0                 # graded hand-ins whose time the times file gave (or changed)
 
 
 class GradingInterrupted(Exception):
-    """Ctrl-C: grading stopped; grades.csv holds every hand-in graded so far."""
+    """Ctrl-C: grading stopped; grades.csv holds every hand-in graded so far, and marks the rest `not-graded`."""
 
-    def __init__(self, graded, total, csv_path):
+    def __init__(self, graded, total, csv_path, regrade=False):
         super().__init__(f"interrupted after {graded} of {total} hand-in(s)")
-        self.graded, self.total, self.csv_path = graded, total, csv_path
+        self.graded, self.total, self.csv_path, self.regrade = graded, total, csv_path, regrade
+
+    def advice(self):
+        """How to finish, and nothing that is not true: a plain rerun grades exactly what this run had not
+        got to (those hand-ins are `pending` in the gradebook), with or without --regrade given here."""
+        left = self.total - self.graded
+        head = (f"interrupted: graded {self.graded} of {self.total} hand-in(s) in this run; {self.csv_path} has "
+                f"everything graded so far, and the {left} not graded yet as not-graded (no score; `release` and "
+                "`gradebook` refuse until they are graded).")
+        if self.regrade:
+            return (head + " To finish, run the same command WITHOUT --regrade: it grades the "
+                    f"{left} hand-in(s) this run had not regraded yet and keeps the {self.graded} it did "
+                    "(with --regrade it would grade all of them again).")
+        return head + (" Run the same command again to finish: it grades those and keeps the hand-ins already "
+                       "graded.")
 
 
 def _stop_at_the_first_interrupt():
@@ -147,14 +164,21 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     jobs = options.jobs or len(os.sched_getaffinity(0))
     check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
     records = read_times(Path(options.times)) if options.times else None
-    _check_writable(out)
+    _check_writable(out, course)
     intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
                                                             options.student_pattern, options.classroom_prefix,
                                                             exclude=(str(out),)))
-    if records is not None:
-        intake.notes += apply_times(intake.handins, records)
+    times = records
     records = CourseRecords.if_any(course) if options.roster else None
+    if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
+        _apply_times(intake, times, records)
     rekeyed = _match_roster(records, intake)
+    # A trial run, `make demo`: the roster is read, nothing of the course's is written; GradeRun says so when
+    # the course keeps grades or records that a person might think this run changes.
+    elsewhere = None if course.is_grades_dir(assignment.id, out) else course.grades_dir(assignment.id)
+    if elsewhere is not None and not ((elsewhere / "gradebook.db").is_file()
+                                      or (course.grades_root / "course.db").is_file()):
+        elsewhere = None
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
@@ -162,18 +186,28 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
         gradebook.adopt(assignment.id, handin)       # rows of an older gradebook, keyed by name
     for old, handin in rekeyed:
         gradebook.rekey(assignment.id, old, handin.student, handin.name)
-    if records is not None:
-        records.register_grading(assignment.id, out)
     _same_class(gradebook, assignment.id, intake, out, options.merge, events)
     key = assignment.grader_key(settings)
     considered = intake.handins
     if options.student is not None:
         considered = _only(options.student, records, intake.handins)
     todo = [h for h in considered if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
+    # A times file speaks of hand-ins already graded too: their lateness follows it, without a regrade.
+    retimed = sum(gradebook.set_time(assignment.id, h) for h in considered if h not in todo) if options.times else 0
     csv_path = out / "grades.csv"
     graded = [0]
     previous = _stop_at_the_first_interrupt()
+    # What this process keeps is private (core/sharing.py: umask 077, or 007 for a shared course), but the
+    # sandbox counts on the usual 022 for what its workers write and read back (with 077 a hand-in's helper
+    # module cannot be imported): it gets that while it runs.  Everything of the grader's inside --out is
+    # under a folder made private before (and the users layer sets its own umask as it starts).
+    mask = os.umask(0o022)
     try:
+        # With --student, the other students' hand-ins that were never graded are waiting too: handed in,
+        # so never `missing`.
+        graded_before = gradebook.students(assignment.id)
+        gradebook.expect(None, assignment.id, todo + [h for h in intake.handins if h not in considered
+                                                      and h.student not in graded_before], assignment.max_score)
         # What the "users" layer must hide by file permissions (the others hide everything but the OS):
         # the whole course folder (its .git and solutions too) and the hand-ins.
         private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in inputs)]
@@ -187,25 +221,42 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
             _keep_code(gradebook, considered)
             isolation = sandbox.isolation
     except KeyboardInterrupt:
+        os.umask(mask)
         gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
         gradebook.export_csv(assignment.id, csv_path)
         gradebook.close()
-        raise GradingInterrupted(graded[0], len(todo), csv_path) from None
+        raise GradingInterrupted(graded[0], len(todo), csv_path, options.regrade) from None
     finally:
+        os.umask(mask)
         if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
             signal.signal(signal.SIGINT, previous)
     late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
     gradebook.export_csv(assignment.id, csv_path)
     rows = gradebook.grades(assignment.id)
     absent = gradebook.absent(assignment.id)
+    waiting = gradebook.pending(assignment.id)
     others = [a for a in gradebook.assignments() if a != assignment.id]
     gradebook.close()
     if records is not None:
         records.close()
     return GradeRun(assignment.id, rows, len(todo), len(considered) - len(todo), intake.ignored, rules, late,
-                    sum(1 for row in rows if row.late is None and row.status not in ABSENT), others, csv_path,
-                    out / "gradebook.db", isolation, list(intake.notes), _wrong_assignment(assignment, intake.handins),
-                    absent, len(intake.handins) - len(considered))
+                    sum(1 for row in rows if row.late is None and row.status not in (*ABSENT, NOT_GRADED)), others,
+                    csv_path, out / "gradebook.db", isolation, list(intake.notes),
+                    _wrong_assignment(assignment, intake.handins), absent, len(intake.handins) - len(considered),
+                    elsewhere, waiting, retimed)
+
+
+def _apply_times(intake, times, records):
+    """Each hand-in's time from the times file, its student found as `--student` finds one: the key or the
+    LMS's id, else (with a roster) a login, an email or a name, accents and case aside."""
+    find = None
+    if records is not None and records.has_roster():
+        def find(value):
+            try:
+                return records.find(value).key
+            except RecordsError:
+                return None
+    intake.notes += apply_times(intake.handins, times, find)
 
 
 def _keep_code(gradebook, handins):
@@ -286,9 +337,18 @@ def _wrong_assignment(assignment, handins):
             f"every hand-in is another assignment's, not {assignment.id!r}")
 
 
-def _check_writable(out):
+def _check_writable(out, course=None):
     try:
+        made = [folder for folder in (out, *out.parents) if not folder.exists()]
+        if course is not None and course.grades_root in out.resolve().parents:
+            made.append(course.grades_root)     # made private by `roster import`, say: on the way to --out
         out.mkdir(parents=True, exist_ok=True)
+        # Private folders (0700, core/sharing.py) that a slot's own user id can still pass through to the
+        # sandbox's folder inside --out (as root, a worker runs as its slot's user): traversable, never
+        # listable, as the users layer makes --out (what is inside stays 0600/0700).
+        for folder in {out.resolve(), *(m.resolve() for m in made)}:
+            if folder.exists() and folder.stat().st_uid == os.geteuid():
+                folder.chmod(folder.stat().st_mode & 0o7777 | 0o011)
         (out / ".write-test").touch()
         (out / ".write-test").unlink()
     except OSError as error:
@@ -309,7 +369,9 @@ def _same_class(gradebook, assignment_id, intake, out, merge, events):
             "grade into a new --out, or add --merge to put both classes in one gradebook")
     new = sorted(incoming - known)
     if new:
-        events.note(f"{len(new)} student(s) new to {out}: {', '.join(new[:8])}{' ...' if len(new) > 8 else ''}")
+        who = {h.student: h.name if h.name == h.student else f"{h.name} ({h.student})" for h in intake.handins}
+        events.note(f"{len(new)} student(s) new to {out}: {', '.join(who[k] for k in new[:8])}"
+                    f"{' ...' if len(new) > 8 else ''}")
 
 
 def command_line(argv):

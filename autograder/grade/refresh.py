@@ -3,6 +3,10 @@
 Nothing is graded: the gradebook recomputes lateness (each student's own
 deadline), the adjustments and the roster's missing rows from the scores it
 holds, with the late rules of its last run, and grades.csv is written again.
+
+The gradebook is the course's own for that assignment (Course.grades_dir:
+grades/<id>/, or what course.toml says), never where some `grade --out` last
+wrote: a trial run or `make demo` elsewhere cannot change what these verbs read.
 """
 
 from dataclasses import dataclass
@@ -20,17 +24,27 @@ class Refreshed:
     rows: list            # gradebook.GradeRow, after the refresh
 
 
-def gradebook_dir(course, records, assignment_id):
-    """Where `assignment_id` was last graded (the course's records), else grades/<id>; None when neither has one."""
-    for folder in (records.grading_dirs().get(assignment_id), Path(course.root) / "grades" / assignment_id):
-        if folder is not None and gradebook_path(folder).is_file():
-            return folder
-    return None
+def gradebook_dir(course, assignment_id):
+    """The course's gradebook folder for `assignment_id` when it holds a gradebook, else None."""
+    folder = course.grades_dir(assignment_id)
+    return folder if gradebook_path(folder).is_file() else None
+
+
+def not_graded_here(course, records, assignment_id):
+    """Why `assignment_id` has no gradebook yet, for people: where the course looks, and where an older
+    version of the grader last graded it when that is elsewhere."""
+    folder = course.grades_dir(assignment_id)
+    text = f"{assignment_id} has no gradebook in {folder} yet: `grade --out {folder}` applies it"
+    legacy = records.legacy_grading_dirs().get(assignment_id) if records is not None else None
+    if legacy is not None and legacy != folder and gradebook_path(legacy).is_file():
+        text += (f" (it was graded into {legacy}, which is not the course's folder: move that folder to {folder}, "
+                 f"or set grades = \"{legacy}\" in course.toml's [assignment.{assignment_id}])")
+    return text
 
 
 def refresh(course, assignment, records):
     """Re-apply `records` to `assignment`'s gradebook; returns a Refreshed, or None when it is not graded yet."""
-    folder = gradebook_dir(course, records, assignment.id)
+    folder = gradebook_dir(course, assignment.id)
     if folder is None:
         return None
     gradebook = Gradebook(gradebook_path(folder))
@@ -43,13 +57,30 @@ def refresh(course, assignment, records):
         gradebook.close()
 
 
-def current_score(course, assignment, records, student):
+def current_score(course, assignment, student):
     """The student's score in the assignment's gradebook now (None: not graded, or no row)."""
-    folder = gradebook_dir(course, records, assignment.id)
+    folder = gradebook_dir(course, assignment.id)
     if folder is None:
         return None
     gradebook = Gradebook(gradebook_path(folder))
     try:
-        return next((row.score for row in gradebook.grades(assignment.id) if row.student == student), None)
+        return next((row.score for row in gradebook.grades(assignment.id)
+                     if row.student == student and row.status != "not-graded"), None)
+    finally:
+        gradebook.close()
+
+
+def untimed(course, assignment_id, students):
+    """The students among `students` (keys) whose counted hand-in is late by the LMS's mark alone, with no hand-in
+    time: a deadline of their own cannot be judged for them, and the mark (judged against the course's deadline)
+    stands.  [] when the assignment is not graded yet."""
+    folder = gradebook_dir(course, assignment_id)
+    if folder is None:
+        return []
+    gradebook = Gradebook(gradebook_path(folder))
+    try:
+        return [row for row in gradebook.grades(assignment_id) if row.student in set(students)
+                and row.status not in ("missing", "not-yet", "not-graded") and not row.handed_in_at
+                and row.late == 1]
     finally:
         gradebook.close()

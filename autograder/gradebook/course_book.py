@@ -1,7 +1,8 @@
 """The course gradebook: every assignment's gradebook and the roster, read together, one row per student.
 
-Each assignment's grades come from its own gradebook.db (where `grade --out`
-wrote it, as the course's records say, else grades/<id>/): the counted
+Each assignment's grades come from its own gradebook.db, in the one folder the
+course names for it (Course.grades_dir: grades/<id>/ unless course.toml says
+otherwise; `gradebook --from` overrides it for one run): the counted
 hand-in's score after lateness and adjustments, or the roster student's
 `missing` or `not-yet` row.  A student is a roster student, or, when a
 hand-in matched nobody on the roster, that hand-in's own key, flagged: no
@@ -20,7 +21,7 @@ from ..core.assignment import load_assignment
 from ..core.course import late_rules
 from ..roster.store import Student
 from .read import FeedbackError, gradebook_path
-from .store import ABSENT, Gradebook
+from .store import ABSENT, NOT_GRADED, Gradebook
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,12 @@ class Mark:
 
     @property
     def due(self):
-        """Counts in totals: anything but `not-yet`."""
-        return self.status != "not-yet"
+        """Counts in totals: anything but `not-yet` and `not-graded` (handed in, no grade yet: never a number)."""
+        return self.status not in ("not-yet", NOT_GRADED)
+
+    @property
+    def not_graded(self):
+        return self.status == NOT_GRADED
 
 
 @dataclass(frozen=True)
@@ -104,12 +109,20 @@ class CourseBook:
     def graded(self):
         return [a for a in self.assignments if a.gradebook is not None]
 
+    def not_graded(self):
+        """{assignment id: [CourseRow]} of students whose hand-in is not graded yet (a run stopped half way)."""
+        found = {}
+        for row in self.rows:
+            for assignment, mark in row.marks.items():
+                if mark.not_graded:
+                    found.setdefault(assignment, []).append(row)
+        return {a.id: found[a.id] for a in self.assignments if a.id in found}
+
 
 def read_course_book(course, records, gradebooks=None):
     """The CourseBook of `course`; `records` is its roster.CourseRecords (or None), `gradebooks` an optional
     {assignment id: out folder} that overrides where each gradebook is."""
-    where = dict(records.grading_dirs()) if records is not None else {}
-    where.update({k: Path(v) for k, v in (gradebooks or {}).items()})
+    where = {k: Path(v) for k, v in (gradebooks or {}).items()}
     students = records.students(include_off_roster=True) if records is not None else []
     on_roster = [s for s in students if s.on_roster]
     test_keys = {s.key for s in students if s.test_student}
@@ -118,7 +131,7 @@ def read_course_book(course, records, gradebooks=None):
     columns, history = [], []
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)
-        folder = where.get(assignment_id, course.root / "grades" / assignment_id)
+        folder = where.get(assignment_id, course.grades_dir(assignment_id))
         path = gradebook_path(folder)
         rules = late_rules(course, assignment_id)
         columns.append(AssignmentColumn(assignment_id, assignment.title, assignment.max_score,
@@ -172,15 +185,34 @@ def read_course_book(course, records, gradebooks=None):
 
 
 def _handins(gradebook, assignment_id, test_keys):
-    events = []
-    for student, source, submitted_at, graded_at, score, max_score, status, counted in gradebook.db.execute(
-            "SELECT student, source, submitted_at, graded_at, score, max_score, status, counted FROM submissions "
-            "WHERE assignment = ? ORDER BY student, graded_at", (assignment_id,)):
+    """The history of each hand-in: `handed-in` at the time the LMS recorded (or "time unknown", never the time
+    of grading), then one `regraded` event for each later grading of the same file."""
+    counted = {(r[0], r[1], r[2]): (r[3], None) for r in gradebook.db.execute(
+        "SELECT student, source, sha256, counted FROM submissions WHERE assignment = ?",
+        (assignment_id,))}
+    log = gradebook.db.execute(
+        "SELECT student, source, sha256, submitted_at, graded_at, score, max_score, status FROM grading_log "
+        "WHERE assignment = ? ORDER BY student, source, sha256, graded_at, rowid", (assignment_id,)).fetchall()
+    seen_in_log = {(r[0], r[1], r[2]) for r in log}
+    # Rows graded before the log existed: one grading each, from the submission itself.
+    log += [(student, source, sha, submitted_at, graded_at, score, max_score, status)
+            for student, source, sha, submitted_at, graded_at, score, max_score, status in gradebook.db.execute(
+                "SELECT student, source, sha256, submitted_at, graded_at, score, max_score, status FROM submissions "
+                "WHERE assignment = ?", (assignment_id,)) if (student, source, sha) not in seen_in_log]
+    events, first = [], set()
+    for student, source, sha, submitted_at, graded_at, score, max_score, status in log:
         if student in test_keys:
             continue
-        events.append(HistoryEvent(student, assignment_id, submitted_at or graded_at or "", "handed-in",
-                                   f"{source}: {score or 0:g} / {max_score or 0:g} {status}"
-                                   + ("" if counted else " (not counted: a newer hand-in counts)")))
+        result = f"{score or 0:g} / {max_score or 0:g} {status}"
+        if (student, source, sha) in first:
+            events.append(HistoryEvent(student, assignment_id, graded_at or "", "regraded", f"{source}: {result}"))
+            continue
+        first.add((student, source, sha))
+        is_counted, _ = counted.get((student, source, sha), (0, None))
+        events.append(HistoryEvent(student, assignment_id, submitted_at or "", "handed-in",
+                                   ("" if submitted_at else "time unknown (the LMS recorded none): ")
+                                   + f"{source}: {result}"
+                                   + ("" if is_counted else " (not counted: a newer hand-in counts)")))
     return events
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from ..core.errors import AutograderError
 from .code import read_code
+from ..core.sharing import check_access
 from .store import check_file
 
 
@@ -88,6 +89,7 @@ def _connect(out_dir):
     path = gradebook_path(out_dir)
     if not path.is_file():
         raise FeedbackError(f"no gradebook at {path}: run `autograder grade --out {out_dir}` first")
+    check_access(path, write=False)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         check_file(db, path)
@@ -226,5 +228,18 @@ def load_code(out_dir, assignment_id):
                           (assignment_id,)).fetchall()
         return [CodeRow(student, name, status, source, read_code(db, sha256) if kept else ())
                 for student, name, status, source, sha256 in rows]
+    finally:
+        db.close()
+
+
+@_one_line_errors
+def load_pending(out_dir, assignment_id):
+    """[(name, student)] of hand-ins set out to be graded and not graded yet (a run stopped half way)."""
+    db = _connect(out_dir)
+    try:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending'").fetchone():
+            return []
+        return [(r[1] or r[0], r[0]) for r in db.execute(
+            "SELECT DISTINCT student, name FROM pending WHERE assignment = ? ORDER BY student", (assignment_id,))]
     finally:
         db.close()

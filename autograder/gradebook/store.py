@@ -25,6 +25,7 @@ from ..core.course import LateRules
 from ..roster.store import apply_adjustments
 from ..core.csv_cells import Number, csv_text
 from ..core.errors import AutograderError
+from ..core.sharing import check_access, new_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -63,6 +64,18 @@ CREATE TABLE IF NOT EXISTS absent (
 -- `extend` or `adjust` applies the same ones.
 CREATE TABLE IF NOT EXISTS late_rules (
     assignment TEXT PRIMARY KEY, deadline TEXT, policy TEXT, penalty REAL, cap REAL);
+-- Hand-ins a run set out to grade and has not graded yet: written before grading starts, each row removed
+-- as its hand-in is recorded.  A run stopped half way (Ctrl-C, a crash) leaves the rest here, so those
+-- students are `not-graded` (handed in, no grade yet), never `missing`, until a run grades them.
+CREATE TABLE IF NOT EXISTS pending (
+    assignment TEXT NOT NULL, student TEXT NOT NULL, name TEXT, source TEXT NOT NULL, sha256 TEXT NOT NULL,
+    submitted_at TEXT, max_score REAL, run_id INTEGER,
+    PRIMARY KEY (assignment, student, source, sha256));
+-- Every grading of every hand-in, kept when a regrade replaces the submission's row: the history of what
+-- was handed in (with the LMS's time) and of each regrade.
+CREATE TABLE IF NOT EXISTS grading_log (
+    assignment TEXT NOT NULL, student TEXT NOT NULL, source TEXT, sha256 TEXT, submitted_at TEXT,
+    time_source TEXT, graded_at TEXT, run_id INTEGER, score REAL, max_score REAL, status TEXT);
 """
 
 # Added to `submissions` after its first version; ALTER TABLE adds them to an older gradebook.
@@ -149,6 +162,8 @@ class Gradebook:
     def __init__(self, path):
         self.path = path
         try:
+            check_access(path)
+            new_database(path)
             self.db = sqlite3.connect(path, check_same_thread=False)
             check_file(self.db, path)
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -221,12 +236,48 @@ class Gradebook:
 
     @_one_line_errors
     def is_graded(self, assignment, handin, grader_key):
-        """Has this exact file been graded, with these cases and expected values?"""
+        """Has this exact file been graded, with these cases and expected values, and not been set out to be
+        graded again by a run that stopped before it got to it (a `--regrade` interrupted)?"""
+        key = (assignment, handin.student, handin.source, handin.sha256)
         row = self.db.execute(
             "SELECT 1 FROM submissions WHERE assignment = ? AND student = ? AND source = ? AND sha256 = ? "
             "AND grader_key = ? AND status != 'grader-error'",  # the grader failed on it: try again
-            (assignment, handin.student, handin.source, handin.sha256, grader_key)).fetchone()
-        return row is not None
+            (*key, grader_key)).fetchone()
+        waiting = self.db.execute("SELECT 1 FROM pending WHERE assignment = ? AND student = ? AND source = ? "
+                                  "AND sha256 = ?", key).fetchone()
+        return row is not None and waiting is None
+
+    @_one_line_errors
+    def expect(self, run_id, assignment, handins, max_score):
+        """Note, before grading starts, every hand-in this run will grade: until each is recorded, its student
+        is `not-graded`."""
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO pending VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [tuple(map(text, (assignment, h.student, h.name or h.student, h.source, h.sha256, h.submitted_at,
+                                  max_score, run_id))) for h in handins])
+
+    @_one_line_errors
+    def pending(self, assignment):
+        """[(student, name, source)] of hand-ins set out to be graded and not graded yet, ordered by student."""
+        return self.db.execute("SELECT student, name, source FROM pending WHERE assignment = ? "
+                               "ORDER BY student, source", (assignment,)).fetchall()
+
+    @_one_line_errors
+    def set_time(self, assignment, handin):
+        """A graded hand-in's time from the LMS's record (`grade --times`), without grading it again: lateness
+        follows at the next refresh.  Returns whether anything changed."""
+        if not handin.submitted_at:
+            return False
+        with self.db:
+            cursor = self.db.execute(
+                "UPDATE submissions SET submitted_at = ?, time_source = ? WHERE assignment = ? AND student = ? "
+                "AND source = ? AND sha256 = ? AND (submitted_at IS NOT ? OR time_source IS NOT ?)",
+                tuple(map(text, (handin.submitted_at, handin.time_source, assignment, handin.student, handin.source,
+                                 handin.sha256, handin.submitted_at, handin.time_source))))
+            if cursor.rowcount:
+                self._recount(assignment, handin.student)
+        return bool(cursor.rowcount)
 
     @_one_line_errors
     def record(self, run_id, handin, result, grader_key):
@@ -257,6 +308,12 @@ class Gradebook:
                 [tuple(map(text, (submission_id, position, e["cell"], e["source"], e["error"])))
                  for position, e in enumerate(result.cell_errors)])
             code.store_code(self.db, handin.sha256, getattr(result, "code", ()), text)
+            self.db.execute("INSERT INTO grading_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            tuple(map(text, (result.assignment, handin.student, handin.source, handin.sha256,
+                                             handin.submitted_at, handin.time_source, _now(), run_id, result.score,
+                                             result.max_score, result.status))))
+            self.db.execute("DELETE FROM pending WHERE assignment = ? AND student = ? AND source = ? AND sha256 = ?",
+                            (result.assignment, handin.student, handin.source, handin.sha256))
             self._recount(result.assignment, handin.student)
         return submission_id
 
@@ -321,7 +378,8 @@ class Gradebook:
                 if max_score is None:
                     max_score = row_max
             self.db.execute("DELETE FROM absent WHERE assignment = ?", (assignment,))
-            handed_in = {r[1] for r in rows}
+            # A hand-in not graded yet (a run stopped half way) was handed in all the same: never `missing`.
+            handed_in = {r[1] for r in rows} | {r[0] for r in self.pending(assignment)}
             moment = datetime.now(timezone.utc)
             for student in roster:
                 if student.key in handed_in or student.test_student:
@@ -381,7 +439,7 @@ class Gradebook:
             "s.adjust_note, s.on_roster "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
-        found = [GradeRow(*row) for row in rows]
+        found = _not_graded(self.db, assignment, [GradeRow(*row) for row in rows])
         for student, name, status, score, max_score, deadline, adjustment, adjust_note in self.db.execute(
                 "SELECT student, name, status, score, max_score, deadline, adjustment, adjust_note FROM absent "
                 "WHERE assignment = ?", (assignment,)):
@@ -394,7 +452,8 @@ class Gradebook:
 
     @_one_line_errors
     def export_csv(self, assignment, path):
-        rows = [(r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.message or "",
+        rows = [(r.student, r.assignment, "" if r.status == NOT_GRADED else f"{r.score:g}", f"{r.max_score:g}",
+                 r.status, r.message or "",
                  r.name or r.student, r.handed_in_at or "", r.time_source or "", late_word(r.late),
                  f"{r.penalty or 0:g}",
                  r.late_note or "", r.source or "", r.handins, r.isolation or "", r.rerun or "",
@@ -427,6 +486,34 @@ class GradeRow:
     adjustment: float | None = None   # points the standing adjustments changed (None: none)
     adjust_note: str | None = None    # their reasons
     on_roster: int | None = None  # 1 on the roster, 0 a hand-in that matches nobody on it, None: no roster
+
+
+NOT_GRADED = "not-graded"
+NOT_GRADED_MESSAGE = ("handed in, not graded yet: the run that was grading it stopped before it got to it; "
+                      "`grade` again finishes it")
+
+
+def _not_graded(db, assignment, rows):
+    """`rows` with every student whose hand-in waits in `pending` as `not-graded`: no score (grades.csv leaves it
+    blank), whether or not an older grading of theirs exists, since the newest one is not known yet."""
+    waiting = {}
+    for student, name, source, submitted_at, max_score in db.execute(
+            "SELECT student, name, source, submitted_at, max_score FROM pending WHERE assignment = ? "
+            "ORDER BY student, source", (assignment,)):
+        waiting.setdefault(student, (name, source, submitted_at, max_score))
+    if not waiting:
+        return rows
+    kept = []
+    for row in rows:
+        if row.student in waiting:
+            row = replace(row, score=0.0, status=NOT_GRADED, message=NOT_GRADED_MESSAGE, late=None, penalty=None,
+                          late_note=None, adjustment=None)
+            waiting.pop(row.student)
+        kept.append(row)
+    for student, (name, source, submitted_at, max_score) in waiting.items():
+        kept.append(GradeRow(student, assignment, 0.0, max_score or 0.0, NOT_GRADED, NOT_GRADED_MESSAGE, name,
+                             submitted_at, None, None, None, None, source, 1, None))
+    return kept
 
 
 def late_word(late):

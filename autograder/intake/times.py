@@ -130,12 +130,21 @@ def _plain(path, header, who_columns, time_column, rows):
     return records
 
 
-def apply_times(handins, records):
-    """Give each hand-in its time from `records`; returns notes on what matched nothing, for people."""
+def apply_times(handins, records, find=None):
+    """Give each hand-in its time from `records`; returns notes on what matched nothing, for people.
+
+    `find` (optional) names the roster student a text names, as `--student` does (a login, an email, a name,
+    accents and case aside), or None: a row and a hand-in that name the same roster student then match."""
     index = {}
     for record in records:
         for kind, value in record.who.items():
             index.setdefault((kind, value), []).append(record)
+    by_student = {}
+    if find is not None:
+        for record in records:
+            keys = {find(value) for value in record.who.values()} - {None}
+            if len(keys) == 1:
+                by_student.setdefault(keys.pop(), []).append(record)
     used, unmatched = set(), []
     for handin in handins:
         record = None
@@ -145,6 +154,10 @@ def apply_times(handins, records):
             if found and len(found) == 1:
                 record = found[0]
                 break
+        if record is None and by_student:
+            found = by_student.get(find(handin.student)) or by_student.get(find(handin.email) if handin.email
+                                                                            else None)
+            record = found[0] if found and len(found) == 1 else None
         if record is None:
             unmatched.append(handin.name)
             continue

@@ -5,14 +5,18 @@ semester_report.html (feedback/semester.py) and lms/ (release/course_imports.py)
 Writing again changes only the files whose bytes change.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.listing import names
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..feedback.semester import semester_report
 from ..feedback.write import write_if_changed
 from ..gradebook.course_book import read_course_book
-from ..roster.store import CourseRecords
+from ..gradebook.read import FeedbackError
+from ..roster.store import CourseRecords, unusable
+from .canvas_checks import check_canvas_columns
 from .course_grades import course_grade_files
 from .course_imports import import_files
 
@@ -30,7 +34,15 @@ def canvas_columns(course, book, seen):
     Canvas export that names the assignment (core.lms_columns.best_column, as `autograder init` picks it).
     A column two assignments would share is given to neither: one would overwrite the other in Canvas."""
     seen = [header for header in seen if ASSIGNMENT_COLUMN.match(header)]
-    chosen = {a.id: course.lms_column(a.id) or best_column(a.id, a.title, seen) for a in book.assignments}
+    chosen = {a.id: course.lms_column(a.id) for a in book.assignments if course.lms_column(a.id)}
+    # A column that names an assignment exactly is that assignment's; only the others compete, for what is
+    # left (with one column in the export, every assignment came close enough to it, and none got it).
+    for assignment in book.assignments:
+        column = best_column(assignment.id, assignment.title, seen)
+        if assignment.id not in chosen and column is not None and _names_exactly(column, assignment):
+            chosen[assignment.id] = column
+    left = [header for header in seen if header not in chosen.values()]
+    chosen.update({a.id: best_column(a.id, a.title, left) for a in book.assignments if a.id not in chosen})
     by_column = {}
     for assignment_id, column in chosen.items():
         if column is not None:
@@ -41,18 +53,55 @@ def canvas_columns(course, book, seen):
     return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems
 
 
-def write_course_gradebook(course, target, gradebooks=None, points_possible=True):
-    """Read the roster and every assignment's gradebook, write everything to `target`; a CourseGradebook."""
+def _error(message, details=()):
+    error = FeedbackError(message)
+    error.details = tuple(details)
+    return error
+
+
+def _names_exactly(column, assignment):
+    words = lambda text: " ".join(re.findall(r"[a-z0-9]+", text.lower()))    # noqa: E731
+    return words(ASSIGNMENT_COLUMN.match(column).group("name")) in (words(assignment.id), words(assignment.title))
+
+
+def write_course_gradebook(course, target, gradebooks=None, points_possible=True, force=False):
+    """Read the roster and every assignment's gradebook, write everything to `target`; a CourseGradebook.
+
+    Refuses (FeedbackError, nothing written) when an assignment has hand-ins not graded yet, unless `force`,
+    which writes them as blanks, never as 0; and when a Canvas column is not one of the export's."""
     target = Path(target)
     records = CourseRecords.if_any(course)
     try:
         book = read_course_book(course, records, gradebooks)
+        broken = unusable(records) if records is not None else []
         seen = records.lms_columns() if records is not None else []
+        points = records.lms_points() if records is not None else {}
     finally:
         if records is not None:
             records.close()
+    if broken:
+        raise _error(broken[0] + ("" if len(broken) == 1 else f" (and {len(broken) - 1} more)"), broken[1:])
+    waiting = book.not_graded()
+    if waiting and not force:
+        raise _error(
+            "hand-ins not graded yet, so no grade file is written: "
+            + "; ".join(f"{a}: {names([row.student.who for row in rows])}" for a, rows in waiting.items()),
+            [f"finish {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS` again "
+             "(the command that was stopped); it grades only what is left" for a in waiting]
+            + ["or give --force to write those students' cells blank (never 0)"])
     done = CourseGradebook(book)
     columns, done.problems = canvas_columns(course, book, seen)
+    graded = {a.id for a in book.graded()}
+    refusals, warnings = check_canvas_columns(course, {a: columns.get(a) for a in graded}, seen, points,
+                                              {a.id: a.max_score for a in book.assignments})
+    if refusals:
+        raise _error(refusals[0] + ("" if len(refusals) == 1 else f" (and {len(refusals) - 1} more)"),
+                     refusals[1:])
+    done.problems += warnings
+    if waiting:
+        done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
+                          for a, rows in waiting.items()]
+
     imports = import_files(book, columns, points_possible, seen)
     done.problems += imports.problems
     done.notes += imports.notes

@@ -3,7 +3,10 @@
 TARGET gets:
   feedback/<name>          one self-contained HTML feedback page per student
   <assignment>-feedback.zip  the same files, for an LMS's bulk feedback upload
-  canvas_grades.csv        Canvas gradebook import (Grades → Import)
+  canvas_grades.csv        Canvas gradebook import (Grades → Import); not for a Moodle course
+  moodle_grades.csv        for a Moodle course: the assignment's grading worksheet, as Moodle's "Upload grading
+                           worksheet" reads it (mod/assign/feedback/offline/importgradeslib.php: `Identifier`
+                           "Participant <id>", `Grade`, `Last modified (grade)`, `Feedback comments`)
   gradescope_grades.csv    Name,SID,Email,Total Score,Max Points,Status,handed_in_at,late
   blackboard_grades.csv    Blackboard's Work Offline upload (release/blackboard.py): students keyed by username
   d2l_grades.csv           D2L's grade import (release/d2l.py): students keyed by Username or OrgDefinedId
@@ -22,7 +25,10 @@ File names pair feedback with students the way the LMS does:
     `lastfirst[_LATE]_userid_submissionid_` (`smithalice_1001_5001_feedback.html`),
     which is how Canvas matches files in a bulk upload to submissions;
   * one from a Moodle "Download all submissions" zip goes in a folder named
-    like Moodle's (`Alice Smith_4711_assignsubmission_file_/feedback.html`);
+    like Moodle's (`Alice Smith_4711_assignsubmission_file_/feedback.html`), or, from
+    a download made without folders, keeps Moodle's file prefix
+    (`Alice Smith_4711_assignsubmission_file_feedback.html`): Moodle's feedback zip
+    import pairs either with the participant;
   * anything else is named by student (`alice_feedback.html`).
 
 canvas_grades.csv has Canvas's import columns `Student,ID,SIS User ID,SIS
@@ -35,19 +41,25 @@ lms_column in course.toml, which `autograder init` reads from a Canvas gradebook
 export), or else the assignment's title (Canvas creates a new assignment for an
 unknown header).
 
+No file holds Canvas's Test Student (a roster's flagged test account, or, without a roster, Canvas's
+"Test Student" / `studenttest` in a Canvas download); a student called so on another LMS is a student.
+A student whose hand-in is not graded yet (a run was stopped) is refused by `release`; with --force they
+get a blank grade, never 0, and no feedback file.
+
 Releasing again writes nothing unless something changed (same bytes, same
 zip: entries have fixed times), and names the students whose feedback or
 grade changed.
 """
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.csv_cells import Number, csv_text
+from ..grade.explain import is_test_student
 from ..gradebook.store import late_word
 from . import blackboard, d2l
-from .names import canvas_prefix, canvas_user_id, moodle_folder
+from .names import canvas_prefix, canvas_user_id, moodle_folder, moodle_participant, moodle_prefix
 from ..feedback.write import digest, write_if_changed, zip_bytes
 
 MANIFEST = "release_manifest.json"
@@ -64,11 +76,23 @@ class Release:
     unchanged: list = field(default_factory=list)
     problems: dict = field(default_factory=dict)    # student -> why not released
     written: list = field(default_factory=list)     # files written (paths)
+    test_accounts: list = field(default_factory=list)   # the LMS's test accounts, in no file
+    blank: list = field(default_factory=list)       # handed in, not graded yet: a blank grade (--force)
+    no_grade_row: list = field(default_factory=list)   # in no grade file: moodle_grades.csv needs Moodle's id
+
+
+def _is_test_account(submission, test_students):
+    """The LMS's test account: flagged by the roster, or, without one, Canvas's Test Student (the only LMS that
+    has such an account) in a Canvas download.  A Moodle student named "Test Student" is a student."""
+    if submission.student in test_students:
+        return True
+    from_canvas = submission.student.startswith("canvas:") or canvas_prefix(submission.source)
+    return bool(from_canvas) and is_test_student(submission.display_name)
 
 
 def feedback_file_name(page):
     source = page.submission.source
-    prefix = canvas_prefix(source)
+    prefix = canvas_prefix(source) or moodle_prefix(source)
     if prefix:
         return f"{prefix}feedback.html"
     folder = moodle_folder(source)
@@ -89,11 +113,35 @@ def _lms_id(submission, lms):
     return canvas_user_id(getattr(submission, "source", "")) if lms == "canvas" else ""
 
 
-def canvas_csv(pages, column, missing=()):
+def canvas_csv(pages, column, missing=(), blank=()):
+    """`blank`: [(name, student key)] of students handed in and not graded yet (--force): an empty cell."""
     rows = [(p.submission.display_name, _lms_id(p.submission, "canvas"), "", "", "", f"{p.submission.score:g}")
             for p in pages]
     rows += [(a.name, _lms_id(a, "canvas"), "", "", "", f"{a.score:g}") for a in missing]
+    rows += [(name, key.removeprefix("canvas:") if key.startswith("canvas:") else "", "", "", "", "")
+             for name, key in blank]
     return _csv(rows, (*CANVAS_COLUMNS, column))
+
+
+MOODLE_WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Grade", "Maximum Grade",
+                            "Last modified (grade)", "Feedback comments")
+
+
+def moodle_csv(pages, max_score):
+    """Moodle's grading worksheet for this assignment: one row per hand-in from a Moodle download (the
+    participant id is in its folder or file name; Moodle numbers participants per assignment, so no other
+    id will do).  `Last modified (grade)` is left empty, so Moodle takes the row unless its own grade is newer
+    and "ignore modified" is off.  Returns (text, students left out because no participant id is known)."""
+    rows, left = [], []
+    for page in pages:
+        s = page.submission
+        participant = moodle_participant(s.source)
+        if not participant:
+            left.append(page.who)
+            continue
+        rows.append((f"Participant {participant}", s.display_name, s.email, f"{s.score:g}", f"{max_score:g}", "",
+                     s.adjust_note or ""))
+    return _csv(rows, MOODLE_WORKSHEET_COLUMNS), left
 
 
 def gradescope_csv(pages, missing=()):
@@ -121,9 +169,13 @@ def lateness_csv(pages):
                   p.submission.late_note) for p in pages], LATENESS_COLUMNS)
 
 
-def release_lms(assignment, pages, target, column=None, absent=()):
-    """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points)."""
-    missing = [a for a in absent if a.status == "missing"]
+def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), test_students=()):
+    """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points);
+    `blank`: [(name, key)] of students not graded yet, released blank (--force); `test_students`: keys of the
+    LMS's test accounts, in no file."""
+    left_out = [p for p in pages.pages if _is_test_account(p.submission, test_students)]
+    pages = replace(pages, pages=[p for p in pages.pages if p not in left_out])
+    missing = [a for a in absent if a.status == "missing" and a.student not in test_students]
     target = Path(target)
     old = _read_manifest(target)
     files = {feedback_file_name(page): page.html for page in pages.pages}
@@ -132,10 +184,17 @@ def release_lms(assignment, pages, target, column=None, absent=()):
         name = feedback_file_name(page)
         students[page.student] = {"file": name, "sha256": digest(
             page.html, f"{page.submission.score:g}/{page.submission.max_score:g}", page.submission.status)}
-    result = Release(problems=dict(pages.withheld))
+    result = Release(problems=dict(pages.withheld), test_accounts=[p.who for p in left_out])
     outputs = {f"feedback/{name}": html for name, html in files.items()}
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
-    outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title, missing)
+    left = []
+    if lms != "moodle":       # a Moodle course's hand-ins carry no Canvas id: a Canvas file would be all blanks
+        outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title, missing, blank)
+    else:
+        outputs["moodle_grades.csv"], left = moodle_csv(pages.pages, assignment.max_score)
+    result.no_grade_row = left
+    for name, key in blank:
+        result.blank.append(f"{name} ({key})" if name != key else key)
     outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages, missing)
     outputs[blackboard.RELEASE_FILE] = blackboard.release_file(pages.pages, column, assignment.title, missing)
     outputs[d2l.RELEASE_FILE] = d2l.release_file(pages.pages, column, assignment, missing)

@@ -72,6 +72,7 @@ class RosterFile:
     entries: list
     skipped: list = field(default_factory=list)      # (row number, why)
     lms_columns: list = field(default_factory=list)  # Canvas: its assignment columns, `Name (id)`
+    points_possible: dict = field(default_factory=dict)  # Canvas: {column: its Points Possible row's number}
 
 
 def read_roster(path):
@@ -135,9 +136,12 @@ def _read_canvas(path, header, body):
     for number, row in enumerate(body, 2):
         cells = _cells(header, row)
         first = row[0] if row else ""
-        if "Points Possible" in first or all(re.fullmatch(r"(Muted|Manual Posting.*)?", c, re.I)
-                                              for c in cells.values()):
-            continue                   # the points row and the posting row are not students
+        if "Points Possible" in first:     # what each column is worth in Canvas: checked against ours
+            result.points_possible = {c: float(cells[c]) for c in result.lms_columns
+                                      if re.fullmatch(r"\d{1,6}(\.\d{1,4})?", cells.get(c, ""))}
+            continue
+        if all(re.fullmatch(r"(Muted|Manual Posting.*)?", c, re.I) for c in cells.values()):
+            continue                   # the posting row is not a student
         user_id = cells.get("ID", "")
         if "Student" in cells:
             sortable = _unguard(cells["Student"])

@@ -9,7 +9,9 @@ It holds what no single assignment's gradebook knows:
   extensions      one student's later deadline for one assignment, with who granted it, when and why
   adjustments     points added or a score set by hand, with who, when, why and the score before; never
                   deleted: a withdrawn one keeps its row, with who withdrew it and when
-  gradings        where each assignment's gradebook is (the last `grade --out`)
+  gradings        where older versions last graded each assignment: read only to point a course that
+                  graded elsewhere to its folder (an assignment's gradebook is where the course says,
+                  core.course.Course.grades_dir, never where a `grade --out` last wrote)
 
 Nothing here is ever computed into a score: each assignment's gradebook applies
 extensions and adjustments on top of the score it computed, every time it is
@@ -17,14 +19,18 @@ refreshed (gradebook/store.py), so a regrade, new cases or a changed late
 policy leave them standing.
 """
 
+import difflib
 import functools
 import getpass
+import math
 import sqlite3
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..core.errors import AutograderError
+from ..core.sharing import check_access, new_database
 
 FILE_NAME = "course.db"
 
@@ -35,7 +41,7 @@ CREATE TABLE IF NOT EXISTS students (
     on_roster INTEGER NOT NULL DEFAULT 1,   -- 0: a later import no longer lists them (dropped the course)
     source TEXT, imported_at TEXT);
 CREATE TABLE IF NOT EXISTS aliases (alias TEXT PRIMARY KEY, student TEXT NOT NULL REFERENCES students(key));
-CREATE TABLE IF NOT EXISTS lms_columns (header TEXT PRIMARY KEY, seen_in TEXT);
+CREATE TABLE IF NOT EXISTS lms_columns (header TEXT PRIMARY KEY, seen_in TEXT);  -- and points (added later)
 CREATE TABLE IF NOT EXISTS accommodations (
     name TEXT PRIMARY KEY, extra_seconds REAL NOT NULL, reason TEXT, granted_by TEXT, granted_at TEXT);
 CREATE TABLE IF NOT EXISTS group_members (
@@ -109,9 +115,18 @@ class Accommodation:
     reason: str
     members: tuple
 
-    def describe(self):
+    def describe(self, private=True):
+        """For the teaching team who grants it; `private=False` leaves out the reason (a letter from disability
+        services), which is kept in course.db for the instructor and shown in no grades file or report."""
+        if self.problem:
+            return f"accommodation {self.name!r}: unusable ({self.problem})"
         return f"accommodation {self.name!r}: {duration_words(self.extra_seconds)} extra" + (
-            f" ({self.reason})" if self.reason else "")
+            f" ({self.reason})" if self.reason and private else "")
+
+    @property
+    def problem(self):
+        """Why the stored extra time cannot be used (not a number, infinite, past MAX_EXTRA), or ""."""
+        return _time_problem(self.extra_seconds)
 
 
 @dataclass(frozen=True)
@@ -133,9 +148,38 @@ class Adjustment:
     def active(self):
         return self.withdrawn_at is None
 
+    @property
+    def problem(self):
+        """Why this stored row cannot be applied ("" when it can): a hand-edited or older course.db may hold a
+        NULL (SQLite's NaN), an infinity or both numbers."""
+        values = [v for v in (self.points, self.score) if v is not None]
+        if len(values) != 1:
+            return "it holds no number" if not values else "it holds both points and a score"
+        if not isinstance(values[0], (int, float)) or not math.isfinite(values[0]):
+            return f"{values[0]!r} is not a finite number"
+        if abs(values[0]) > MAX_POINTS:
+            return f"{values[0]:g} is beyond {MAX_POINTS:g} points"
+        return ""
+
     def describe(self):
+        if self.problem:
+            return f"unusable ({self.problem}): {self.reason}"
         change = f"{self.points:+g} point(s)" if self.points is not None else f"score set to {self.score:g}"
         return f"{change}: {self.reason}"
+
+
+# The most a number stored here may be: far past any assignment's points and any semester's length, near
+# enough that a typo (1e308, inf) is refused before it is stored, and refused again when read.
+MAX_POINTS = 1000.0
+MAX_EXTRA_SECONDS = 366 * 86400.0
+
+
+def _time_problem(seconds):
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds):
+        return f"{seconds!r} is not a finite number of seconds"
+    if not 0 <= seconds <= MAX_EXTRA_SECONDS:
+        return f"{seconds:g} s is not between 0 and {MAX_EXTRA_SECONDS / 86400:g} days"
+    return ""
 
 
 def duration_words(seconds):
@@ -156,7 +200,7 @@ def _errors(method):
 
 
 def records_path(course):
-    return Path(course.root) / "grades" / FILE_NAME
+    return course.grades_root / FILE_NAME
 
 
 class CourseRecords:
@@ -169,10 +213,15 @@ class CourseRecords:
                                "(`autograder roster import FILE`)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            check_access(self.path)
+            new_database(self.path)
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 10000")
             self.db.executescript(SCHEMA)
+            if "points" not in {r[1] for r in self.db.execute("PRAGMA table_info(lms_columns)")}:
+                with self.db:      # Canvas's Points Possible of each column, read from newer exports
+                    self.db.execute("ALTER TABLE lms_columns ADD COLUMN points REAL")
         except sqlite3.DatabaseError as error:
             raise RecordsError(f"{self.path}: not usable course records ({error}); restore it from a backup") \
                 from None
@@ -202,7 +251,15 @@ class CourseRecords:
     def import_roster(self, roster_file, source):
         """Add or update every entry; students the file no longer lists stay, marked off the roster.
 
+        A file that lists no student (a header alone, an unclosed quote that swallowed every row) changes
+        nothing: RecordsError says so, and no one is marked as having left.
+        A value the file leaves empty keeps the one stored: Moodle's grading worksheet has no ID number, and
+        importing it after the participants list must not wipe the ID numbers moodle_import.csv maps by.
         Returns (added, updated, left, duplicates): keys, for people."""
+        if not any(not entry.test_student for entry in roster_file.entries):
+            raise RecordsError(f"{source} lists no student ({roster_file.kind}"
+                               + (f"; {len(roster_file.skipped)} row(s) skipped" if roster_file.skipped else "")
+                               + "): nothing changed. Is it the right file, downloaded whole?")
         existing = {s.key: s for s in self.students(include_off_roster=True)}
         seen, duplicates = set(), []
         added, updated = [], []
@@ -216,9 +273,12 @@ class CourseRecords:
                 values = (entry.name, entry.sortable_name, entry.lms, entry.lms_id, entry.sis_id, entry.login,
                           entry.email, entry.section, int(entry.test_student), source, stamp)
                 if entry.key in existing:
-                    self.db.execute("UPDATE students SET name=?, sortable_name=?, lms=?, lms_id=?, sis_id=?, "
-                                    "login=?, email=?, section=?, test_student=?, source=?, imported_at=?, "
-                                    "on_roster=1 WHERE key=?", (*values, entry.key))
+                    self.db.execute("UPDATE students SET name=?, sortable_name=COALESCE(NULLIF(?, ''), sortable_name), "
+                                    "lms=COALESCE(NULLIF(?, ''), lms), lms_id=COALESCE(NULLIF(?, ''), lms_id), "
+                                    "sis_id=COALESCE(NULLIF(?, ''), sis_id), login=COALESCE(NULLIF(?, ''), login), "
+                                    "email=COALESCE(NULLIF(?, ''), email), section=COALESCE(NULLIF(?, ''), section), "
+                                    "test_student=?, source=?, imported_at=?, on_roster=1 WHERE key=?",
+                                    (*values, entry.key))
                     updated.append(entry.key)
                 else:
                     self.db.execute("INSERT INTO students (name, sortable_name, lms, lms_id, sis_id, login, email, "
@@ -233,7 +293,8 @@ class CourseRecords:
                 left = [key for key, s in existing.items() if s.on_roster and key not in seen]
                 self.db.executemany("UPDATE students SET on_roster = 0 WHERE key = ?", [(k,) for k in left])
             for header in roster_file.lms_columns:
-                self.db.execute("INSERT OR REPLACE INTO lms_columns VALUES (?, ?)", (header, source))
+                self.db.execute("INSERT OR REPLACE INTO lms_columns (header, seen_in, points) VALUES (?, ?, ?)",
+                                (header, source, getattr(roster_file, "points_possible", {}).get(header)))
         return added, updated, left, duplicates
 
     @_errors
@@ -253,18 +314,24 @@ class CourseRecords:
     def lms_columns(self):
         return [r[0] for r in self.db.execute("SELECT header FROM lms_columns ORDER BY rowid")]
 
+    @_errors
+    def lms_points(self):
+        """{Canvas column: points possible} as the last export said (columns it gave no number are absent)."""
+        return {r[0]: r[1] for r in self.db.execute("SELECT header, points FROM lms_columns WHERE points IS NOT NULL")}
+
     def has_roster(self):
         return bool(self.students())
 
     def find(self, who):
-        """The one student `who` names: a key, an LMS id, SIS id, login, email or name; else RecordsError."""
+        """The one student `who` names: a key, an LMS id, SIS id, login, email or name (accents, case and spacing
+        aside: "erin nunez" is Erin Núñez); else RecordsError, with the nearest names as suggestions."""
         text = str(who).strip()
         everyone = self.students(include_off_roster=True)
-        folded = text.casefold()
+        folded = folded_name(text)
         for test in (lambda s: s.key == text,
                      lambda s: text in (s.lms_id, s.sis_id) and text != "",
-                     lambda s: folded in (s.login.casefold(), s.email.casefold()) and folded != "",
-                     lambda s: folded in (s.name.casefold(), s.sortable_name.casefold()) and folded != ""):
+                     lambda s: folded in (folded_name(s.login), folded_name(s.email)) and folded != "",
+                     lambda s: folded in (folded_name(s.name), folded_name(s.sortable_name)) and folded != ""):
             found = [s for s in everyone if test(s)]
             if len(found) == 1:
                 return found[0]
@@ -274,20 +341,22 @@ class CourseRecords:
         alias = self.aliases().get(text)
         if alias:
             return self.find(alias)
-        close = [s.who for s in everyone if folded and folded in s.name.casefold()][:6]
+        close = _near(folded, everyone)
         raise RecordsError(f"no student {text!r} on the roster" + (f"; did you mean {', '.join(close)}?" if close
                                                                    else " (`autograder roster` lists it)"))
 
-    # --- where each assignment's gradebook is ----------------------------------------------------
+    def who(self, key):
+        """A student key for people: `Erin Núñez (canvas:2003)`, or the key alone when the roster has no name."""
+        if not hasattr(self, "_names"):
+            self._names = {s.key: s.who for s in self.students(include_off_roster=True)}
+        return self._names.get(key, key)
+
+    # --- where older versions graded each assignment ---------------------------------------------
 
     @_errors
-    def register_grading(self, assignment, out_dir):
-        with self.db:
-            self.db.execute("INSERT OR REPLACE INTO gradings VALUES (?, ?, ?)",
-                            (assignment, str(Path(out_dir).resolve()), now()))
-
-    @_errors
-    def grading_dirs(self):
+    def legacy_grading_dirs(self):
+        """{assignment: folder} an older version recorded as the last `grade --out`: never read for grades,
+        only to tell a course whose grades are elsewhere where the course's folder is."""
         return {r[0]: Path(r[1]) for r in self.db.execute("SELECT assignment, out_dir FROM gradings")}
 
     # --- extensions and accommodations -----------------------------------------------------------
@@ -329,6 +398,8 @@ class CourseRecords:
 
     @_errors
     def accommodate(self, name, extra_seconds, reason, members, by=None):
+        if _time_problem(extra_seconds):
+            raise RecordsError(f"accommodation {name!r} refused: {_time_problem(extra_seconds)}")
         with self.db:
             self.db.execute("INSERT INTO accommodations VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
                             "extra_seconds = excluded.extra_seconds, reason = COALESCE(NULLIF(excluded.reason, ''), "
@@ -357,10 +428,16 @@ class CourseRecords:
         several groups); an extension is a time of its own, and the later of the two counts."""
         own, why = deadline, ""
         if deadline is not None:
-            extra = [(a.extra_seconds, a) for a in self.accommodations() if student in a.members]
-            if extra:
-                seconds, rule = max(extra, key=lambda pair: pair[0])
-                own, why = deadline + timedelta(seconds=seconds), rule.describe()
+            rules = [a for a in self.accommodations() if student in a.members]
+            for rule in rules:
+                if rule.problem:
+                    raise RecordsError(f"{self.path}: {rule.describe()}, so {self.who(student)}'s deadline is "
+                                       f"unknown: set it again (`autograder accommodate --group {rule.name} "
+                                       "--extra-days N`)")
+            if rules:
+                rule = max(rules, key=lambda a: a.extra_seconds)
+                # The reason stays private: this text reaches grades.csv and the class report.
+                own, why = deadline + timedelta(seconds=rule.extra_seconds), rule.describe(private=False)
         for extension in self.extensions(assignment):
             if extension.student != student:
                 continue
@@ -377,6 +454,9 @@ class CourseRecords:
     def adjust(self, assignment, student, reason, points=None, score=None, score_before=None, by=None):
         if (points is None) == (score is None):
             raise RecordsError("an adjustment is either --points or --score, not both nor neither")
+        problem = Adjustment(0, assignment, student, points, score, "", "", "", None).problem
+        if problem:       # the CLI's types refuse it first; nothing else may store one either
+            raise RecordsError(f"adjustment refused: {problem}")
         if not str(reason or "").strip():
             raise RecordsError("an adjustment needs --reason: it is shown to the student and kept in the history")
         with self.db:
@@ -413,10 +493,54 @@ class CourseRecords:
         return [Adjustment(*r) for r in self.db.execute(query + " ORDER BY id", params)]
 
 
+def folded_name(text):
+    """A name or login as a person types it: accents dropped (NFKD without combining marks), case folded,
+    white space collapsed."""
+    decomposed = unicodedata.normalize("NFKD", str(text or ""))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(plain.casefold().split())
+
+
+def _near(folded, everyone, limit=6):
+    """Students whose name is like `folded` (a part of it, or a close spelling), for a suggestion."""
+    if not folded:
+        return []
+    names = {}
+    for student in everyone:
+        for name in (student.name, student.sortable_name, student.login):
+            if name:
+                names.setdefault(folded_name(name), []).append(student)
+    close = [n for n in names if folded in n] + difflib.get_close_matches(folded, list(names), n=limit, cutoff=0.6)
+    found = []
+    for name in close:
+        for student in names[name]:
+            if student.who not in found:
+                found.append(student.who)
+    return found[:limit]
+
+
+def unusable(records, assignment=None):
+    """What the course's records hold that cannot be applied (a NULL, an infinity), one line each, naming the
+    row and how to fix it; [] when everything can.  `gradebook` and `release` refuse while there is any, as
+    the grades they would write are not known."""
+    lines = [f"adjustment #{a.id} ({records.who(a.student)}, {a.assignment}) cannot be applied: {a.problem}; "
+             f"withdraw it (`autograder adjust --withdraw {a.id} --reason ...`) and give it again"
+             for a in records.adjustments(assignment) if a.problem]
+    lines += [f"accommodation {a.name!r} cannot be applied: {a.problem}, so the deadline of "
+              f"{', '.join(records.who(m) for m in a.members) or 'its members'} is unknown: set it again "
+              f"(`autograder accommodate --group {a.name} --extra-days N`)"
+              for a in records.accommodations() if a.problem]
+    return lines
+
+
 def apply_adjustments(score, adjustments):
     """The score after the standing adjustments, in the order they were made (a set score, then points)."""
     for adjustment in adjustments:
         if not adjustment.active:
             continue
+        if adjustment.problem:
+            raise RecordsError(f"adjustment #{adjustment.id} ({adjustment.student}, {adjustment.assignment}) "
+                               f"cannot be applied: {adjustment.problem}; withdraw it (`autograder adjust "
+                               f"--withdraw {adjustment.id} --reason ...`) and give it again")
         score = adjustment.score if adjustment.score is not None else score + adjustment.points
     return max(0.0, round(score, 4))

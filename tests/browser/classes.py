@@ -38,8 +38,8 @@ def run(command, *args, obj=ROOT):
                               catch_exceptions=False)
 
 
-def grade(out, *paths, extra=()):
-    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+def grade(out, *paths, extra=(), assignment="n-queens"):
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", assignment,
                                        "--out", str(out), *extra, *map(str, paths)])
     assert result.exit_code == 0, result.output
     return result
