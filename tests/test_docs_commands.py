@@ -27,7 +27,6 @@ import shutil
 import subprocess
 import sys
 import tomllib
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +36,7 @@ import pytest
 from autograder.cli.main import main as autograder_main
 from conftest import ROOT, copy_course
 from nqueens.cli import main as nqueens_main
+from test_semester import CANVAS_ROSTER, canvas_zip
 
 README = ROOT / "README.md"
 PAGES = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -91,24 +91,10 @@ RUN = {
 }
 # Output lines that say what this machine allows, not what the page promises.
 MACHINE_LINES = ("isolation:",)
-# The files the pages' commands name, as each LMS writes them. Canvas's "Download Submissions" names a file
-# `lastfirst[_LATE]_userid_attachmentid_name` (lib/content_zipper.rb); its gradebook export has a Points
-# Possible row and the Test Student last (lib/gradebook_exporter.rb).
-FIRST_CLASS = [("smithalice", 1001, 5001, "alice"), ("jonesbob", 1002, 5002, "bob"), ("kingcarol", 1003, 5003, "carol"),
-               ("leetrent", 1004, 5004, "trent")]
-SEMESTER_CLASS = [("smithalice", 1001, 7000, "alice"), ("jonesbob", 1002, 7001, "bob"),
-                  ("kingcarol", 1003, 7002, "carol"), ("leedave", 1004, 7003, "dave"), ("ngerin", 1005, 7004, "erin"),
-                  ("studenttest", 1099, 7005, "alice")]
-CANVAS_EXPORT = f"""Student,ID,SIS User ID,SIS Login ID,Section,N-Queens (501),Bitwise Queens (502),Current Score,\
-Unposted Current Score,Final Score,Unposted Final Score
-    Points Possible,,,,,5.00,5.00,(read only),(read only),(read only),(read only)
-"Smith, Alice",1001,S1001,asmith,Section A,,,,,,
-"Jones, Bob",1002,S1002,bjones,Section A,,,,,,
-"King, Carol",1003,S1003,cking,Section B,,,,,,
-"Lee, Dave",1004,S1004,dlee,Section B,,,,,,
-"Ng, Erin",1005,S1005,eng,Section A,,,,,,
-"Student, Test",1099,,{"a3" * 20},Section A and Section B,,,,,,
-"""
+# The files the pages' commands name: Canvas's "Download Submissions" zip and its gradebook export, as
+# tests/test_semester.py makes them. The first class hands in a broken notebook as Dave's.
+FIRST_CLASS = {"students": ["alice", "bob", "carol", "dave"], "files": {"dave": "trent"}}
+SEMESTER_CLASS = {"students": ["alice", "bob", "carol", "dave", "erin", "test"]}
 
 
 @dataclass(frozen=True)
@@ -506,20 +492,13 @@ def test_every_test_a_page_names_exists():
 
 # --- Running a page's commands for real ---------------------------------------------------------------------
 
-def _canvas_zip(path, students):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w") as archive:
-        for stem, user, attachment, notebook in students:
-            archive.write(ROOT / "examples" / "n-queens" / "submissions" / f"{notebook}.ipynb",
-                          f"{stem}_{user}_{attachment}_n-queens.ipynb")
-
-
 def _scratch_course(tmp_path):
     """A copy of the course, and a home folder, holding every file the pages' commands name."""
     course, home = copy_course(tmp_path / "queens"), tmp_path / "home"
-    _canvas_zip(home / "Downloads" / "submissions.zip", FIRST_CLASS)
-    _canvas_zip(course / "n-queens-submissions.zip", SEMESTER_CLASS)
-    (course / "export.csv").write_text(CANVAS_EXPORT, encoding="utf-8")
+    (home / "Downloads").mkdir(parents=True)
+    canvas_zip(home / "Downloads" / "submissions.zip", "n-queens", **FIRST_CLASS)
+    canvas_zip(course / "n-queens-submissions.zip", "n-queens", **SEMESTER_CLASS)
+    (course / "export.csv").write_text(CANVAS_ROSTER, encoding="utf-8")
     return course, home
 
 
