@@ -234,7 +234,7 @@ def _click_parses(group, program, args):
         context = group.make_context(program, list(args))
         command = group
         while isinstance(command, click.Group):
-            rest = [*context._protected_args, *context.args]
+            rest = [*getattr(context, "_protected_args", []), *context.args]   # click keeps the verb apart
             if not rest:
                 return None if command.invoke_without_command else f"{program}: no command given"
             name, command, rest = command.resolve_command(context, rest)
@@ -376,8 +376,12 @@ def all_shown():
 def test_every_command_shown_parses_or_is_not_ours():
     shown = all_shown()
     assert len(shown) > 50, "the pages show far fewer commands than they did: did the reading break?"
-    stale = [f"{item}: {problem}" for item in shown for argv in simple_commands(item.command)
-             for problem in problems_of(argv)]
+    stale = []
+    for item in shown:
+        try:
+            stale += [f"{item}: {problem}" for argv in simple_commands(item.command) for problem in problems_of(argv)]
+        except ValueError as error:                       # an unclosed quote: no shell would run it either
+            stale.append(f"{item}: {error}")
     assert stale == []
 
 
@@ -401,7 +405,10 @@ def test_every_command_named_in_prose_exists():
     assert len(mentions) > 50
     stale = []
     for mention in mentions:
-        words = [w for w in shlex.split(mention.command.replace("…", "..."))[1:] if w != "..."]
+        try:
+            words = [w for w in shlex.split(mention.command.replace("…", "..."))[1:] if w != "..."]
+        except ValueError:                                # a quote left open in prose: its words as they are
+            words = [w for w in mention.command.replace("…", "...").split()[1:] if w != "..."]
         group = nqueens_main if "nqueens" in mention.command.split()[0] else autograder_main
         problem = _options_exist(group, words)
         if problem:
@@ -495,6 +502,8 @@ def test_every_test_a_page_names_exists():
 def _scratch_course(tmp_path):
     """A copy of the course, and a home folder, holding every file the pages' commands name."""
     course, home = copy_course(tmp_path / "queens"), tmp_path / "home"
+    for name in ("requirements-student.txt", "environment.yml"):       # the student bundle holds them
+        shutil.copy(ROOT / name, course / name)
     (home / "Downloads").mkdir(parents=True)
     canvas_zip(home / "Downloads" / "submissions.zip", "n-queens", **FIRST_CLASS)
     canvas_zip(course / "n-queens-submissions.zip", "n-queens", **SEMESTER_CLASS)
