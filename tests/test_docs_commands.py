@@ -14,8 +14,9 @@ to the next `$ ` line. Each command is checked in one of three ways:
 
 Commands named in prose (`autograder grade ... --isolation auto`, `grade --regrade`) are checked by name:
 their verb and every option they give exist. Beside the commands: every page of docs/ is linked from the
-README, every relative link of every page leads to a file, and the README stays a five-minute read (its
-words, and no line over 120 characters outside code blocks, here and in every page).
+README, every relative link of every page leads to a file and heading, every test a page names exists, and the
+README stays a five-minute read (its words; and no line over 120 characters outside code blocks and the tables
+of docs/, there and in every page).
 """
 
 import ast
@@ -59,10 +60,11 @@ NOT_OURS = {
     "jupyter": "Jupyter's own (a student working locally)",
     "pip": "pip's own",
 }
-# Programs that run another command: the command they run is checked instead. The value: how many of the
-# program's own arguments come before that command (None: up to a `--`; "-c": the string after `-- -c`).
-WRAPPERS = {"sudo": 0, "nohup": 0, "setsid": 0, "env": 0, "setpriv": None, "runuser": None, "capsh": "-c",
-            "time": 0, "/usr/bin/time": "-v"}
+# Programs that run another command: the command they run is checked instead. Where that command starts:
+# "flags" after the program's own flags (none of them taking a value), "--" after a `--`, "-c" it is the string
+# after `-c`, "-v" after an optional `-v`.
+WRAPPERS = {"sudo": "flags", "nohup": "flags", "setsid": "flags", "env": "flags", "time": "flags",
+            "setpriv": "--", "runuser": "--", "capsh": "-c", "/usr/bin/time": "-v"}
 PYTHONS = {"python", "python3", ".venv/bin/python", "python3.11"}
 SHELL_OPERATORS = {"&&", "||", ";", "|", "&", "(", ")"}
 
@@ -214,7 +216,7 @@ def _unwrap(argv):
         return simple_commands(rest[rest.index("-c") + 1])
     if rule == "-v":                                 # /usr/bin/time [-v] COMMAND
         rest = rest[1:] if rest[:1] == ["-v"] else rest
-    elif rule is None:                               # setpriv ... -- COMMAND
+    elif rule == "--":                               # setpriv ... -- COMMAND
         assert "--" in rest, f"{argv[0]} without --: {argv}"
         rest = rest[rest.index("--") + 1:]
     else:
@@ -258,22 +260,27 @@ def _command_for(group, words):
     return command, words
 
 
+def _option_names(command):
+    return {name for param in command.params for name in [*param.opts, *param.secondary_opts]} | {"-h", "--help"}
+
+
 def _options_exist(group, words):
-    """Only names: the verb and every `--option` (values are placeholders in prose: `--student WHO`)."""
+    """Only names: the verb and every `--option` (values are placeholders in prose: `--student WHO`).
+
+    The group's own options come before the verb (`autograder --quiet grade`)."""
     before = words[:next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))]
     command, rest = _command_for(group, words[len(before):])
-    if command is group and rest and not rest[0].startswith("-") and rest[0] not in ("...", "…"):
+    if command is group and rest and not rest[0].startswith("-"):
         return f"no command {rest[0]!r}"
-    known = {opt for param in command.params for opt in [*param.opts, *param.secondary_opts]}
-    known |= {"-h", "--help"}
-    known_before = {opt for param in group.params for opt in [*param.opts, *param.secondary_opts]} | {"--help"}
-    unknown = [w.split("=")[0] for w in rest if w.startswith("-") and w not in ("-", "--")
-               and w.split("=")[0] not in known and not re.fullmatch(r"-\d+(\.\d+)?", w)]
-    unknown += [w.split("=")[0] for w in before if w.split("=")[0] not in known_before]
+    options = [w.split("=")[0] for w in rest if w.startswith("-") and w not in ("-", "--")
+               and not re.fullmatch(r"-\d+(\.\d+)?", w)]                       # -3 is a value: a bad N
+    unknown = [o for o in options if o not in _option_names(command)]
+    unknown += [w.split("=")[0] for w in before if w.split("=")[0] not in _option_names(group)]
     return f"no option {', '.join(unknown)} of {command.name}" if unknown else None
 
 
 def _makefile_targets():
+    """The Makefile's targets, its variables expanded (`$(VENV)/.installed` is `.venv/.installed`)."""
     text = (ROOT / "Makefile").read_text()
     targets = set(re.findall(r"^([\w./$()-]+):(?!=)", text, re.M))
     variables = dict(re.findall(r"^(\w+)\s*:?=\s*(\S+)\s*$", text, re.M))
@@ -281,19 +288,21 @@ def _makefile_targets():
 
 
 def _argparse_options(script):
-    tree = ast.parse(script.read_text(encoding="utf-8"))
-    return {arg.value for node in ast.walk(tree) if isinstance(node, ast.Call)
-            and getattr(node.func, "attr", None) == "add_argument"
-            for arg in node.args if isinstance(arg, ast.Constant) and str(arg.value).startswith("-")} | {"-h",
-                                                                                                        "--help"}
+    """The options a benchmark's argparse declares, read from its source (running it would import the grader)."""
+    calls = [node for node in ast.walk(ast.parse(script.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument"]
+    names = {arg.value for call in calls for arg in call.args if isinstance(arg, ast.Constant)}
+    return {name for name in names if str(name).startswith("-")} | {"-h", "--help"}
 
 
 def _markers():
+    """The test tiers registered in pyproject.toml."""
     ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     return {line.split(":")[0].strip() for line in ini["markers"]}
 
 
 def _pytest_arguments_exist(args):
+    """A pytest command line's markers, files and test names, which go stale when tests move."""
     problems, index = [], 0
     while index < len(args):
         arg = args[index]
