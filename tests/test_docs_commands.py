@@ -70,6 +70,9 @@ SHELL_OPERATORS = {"&&", "||", ";", "|", "&", "(", ")"}
 
 # Run for real (slow): each page's listed commands, in the page's order, in a scratch copy of the course of that
 # page's own. The value says why the output shown cannot be compared (None: it must be what the command prints).
+# The other pages' commands are parsed only: docs/semester.md's need deadlines and a run stopped half way, which
+# tests/test_semester.py and tests/test_interrupted_semester.py drive through the same command line; `build`,
+# `audit` and `export` take minutes and have tests of their own (tests/test_build.py, tests/test_audit.py, ...).
 RUN = {
     "README.md": {
         ".venv/bin/autograder grade --assignment n-queens --out grades/n-queens ~/Downloads/submissions.zip": None,
