@@ -11,7 +11,9 @@ from conftest import ROOT
 
 
 def every_command(group=main, path=()):
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
         yield (*path, name), command
         if isinstance(command, click.Group):
             yield from every_command(command, (*path, name))
@@ -56,3 +58,17 @@ def test_grade_json_quiet_and_verbose(tmp_path):
     verbose = CliRunner().invoke(main, ["--course", str(ROOT), "--verbose", "grade", "--assignment",
                                                         "n-queens", "--out", str(out), "--regrade", str(hand_in)])
     assert verbose.exit_code == 0 and "[1/1] alice: 5 / 5 graded" in verbose.stderr
+
+
+def test_a_verb_loads_only_what_it_needs():
+    """Every test and every user's `autograder grade` starts a Python: it must not pay for matplotlib, openpyxl
+    and the audit, which only `report`, `gradebook` and `audit` use (a second of CPU at each start)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; from autograder.cli.main import main, Verbs; import click; "
+             "main.get_command(click.Context(main), 'grade'); "
+             "print(' '.join(m for m in ('matplotlib', 'openpyxl', 'autograder.audit', 'autograder.feedback') "
+             "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == []
