@@ -19,8 +19,8 @@ from autograder.gradebook import Gradebook
 from autograder.gradebook.course_book import read_course_book
 from autograder.grade.handin import SubmissionResult
 from autograder.intake.collect import Handin
-from autograder.release.course_gradebook import write_course_gradebook
-from autograder.release.students import student_readme
+from autograder.publish.course_gradebook import write_course_gradebook
+from autograder.publish.students import student_readme
 from autograder.roster.lms_files import read_roster
 from autograder.roster.store import CourseRecords
 from conftest import ROOT

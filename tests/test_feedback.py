@@ -6,7 +6,7 @@ import re
 import pytest
 
 from autograder import runtime
-from autograder.grade import explain
+from autograder.feedback import explain
 from autograder.cli.feedback import feedback_command
 from autograder.core.folder_names import safe_name
 from autograder.core.render import _code, _fence

@@ -13,11 +13,13 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "autograder"
 # In import order.  grade/ records each result in gradebook/ as it comes, so the store comes first;
-# build/ runs the reference through engine/ and grade/ (expected values, timings) and audit/ (the
-# mutation score it records), so it comes after them, though instructors run it first.
+# generate/ (`autograder build`) runs the reference through engine/ and grade/ (expected values, timings)
+# and audit/ (the mutation score it records), so it comes after them, though instructors run it first.
+# publish/ is `autograder release` and `gradebook`: no package is named like an output folder (build/,
+# release/), which a .gitignore line once hid from git.
 # similarity/ reads the gradebook and comes last but the CLI, so no student-facing stage can import it.
-STAGES = ("runtime", "core", "notebook", "intake", "roster", "engine", "gradebook", "grade", "audit", "build", "feedback",
-          "release", "export", "similarity", "cli")
+STAGES = ("runtime", "core", "notebook", "intake", "roster", "engine", "gradebook", "grade", "audit", "generate",
+          "feedback", "publish", "export", "similarity", "cli")
 TOP_LEVEL = {"__init__.py", "__main__.py", "runtime.py"}
 
 

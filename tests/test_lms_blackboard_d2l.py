@@ -5,7 +5,7 @@ import csv
 import io
 import re
 
-from autograder.release.course_imports import import_files
+from autograder.publish.course_imports import import_files
 from autograder.roster.lms_files import read_roster
 from autograder.roster.store import Student
 from coursebooks import mark, sample_book

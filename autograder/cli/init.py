@@ -14,7 +14,7 @@ import click
 
 from ..core import course_file
 from ..core.assignment import load_assignment
-from ..build.generate import build as run_build
+from ..generate.generate import build as run_build
 from ..core.course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, check_branch, find_root, github_repository, load_course
 from ..core.lms_columns import ASSIGNMENT_COLUMN, LmsColumnsError, best_column, canvas_assignment_columns
 

@@ -10,11 +10,11 @@ from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending
-from ..release.classroom import release_classroom, write_manifest
-from ..release.canvas_checks import check_canvas_columns
+from ..publish.classroom import release_classroom, write_manifest
+from ..publish.canvas_checks import check_canvas_columns
 from ..roster.store import CourseRecords, unusable
-from ..release.lms import release_lms
-from ..release.students import release_students
+from ..publish.lms import release_lms
+from ..publish.students import release_students
 from .options import ASSIGNMENT, graded_assignment
 
 

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from ..gradebook import UNGRADABLE
 from ..gradebook.store import late_word
 from .. import runtime
-from ..grade import explain
+from . import explain
 from ..intake import identity
 from . import plots
 from ..core import call_graph

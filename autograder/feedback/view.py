@@ -12,7 +12,7 @@ results give the same bytes.
 from datetime import datetime
 
 from .. import runtime
-from ..grade import explain
+from . import explain
 from ..core import call_graph
 from ..core.course_file import deadline_text
 from ..gradebook.read import CaseRow

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.csv_cells import Number, csv_text
-from ..grade.explain import is_test_student
+from ..feedback.explain import is_test_student
 from ..gradebook.store import late_word
 from . import blackboard, d2l
 from .names import canvas_prefix, canvas_user_id, moodle_folder, moodle_participant, moodle_prefix
