@@ -278,8 +278,9 @@ def test_an_old_gradebook_is_migrated_and_its_students_re_keyed(tmp_path):
     with sqlite3.connect(out / "gradebook.db") as db:     # as the grader before LMS ids wrote it
         db.execute("UPDATE submissions SET student = 'smithjohn'")
         for column in ("name", "email", "late_mark", "time_source", "raw_score", "late", "late_seconds",
-                       "penalty", "late_note", "key_version"):
+                       "penalty", "late_note", "key_version", "lms", "lms_id", "lms_prefix", "repository"):
             db.execute(f"ALTER TABLE submissions DROP COLUMN {column}")
+        db.execute("PRAGMA user_version = 0")             # which recorded no schema version
     rows, output = grade(out, archive)
     assert list(rows) == ["canvas:111"] and rows["canvas:111"]["name"] == "smithjohn"
     assert "graded 0 hand-in(s)" in output

@@ -127,6 +127,13 @@ def is_test_student(name):
     return re.sub(r"[^a-z]", "", str(name).lower()) in ("teststudent", "studenttest")
 
 
+def is_test_account(submission):
+    """Canvas's Test Student, without a roster to flag it: a hand-in that came from Canvas (intake said so,
+    and the gradebook kept it) under that name.  Only Canvas has such an account: a Moodle (or any other)
+    student called "Test Student" is a student."""
+    return submission.lms == "canvas" and is_test_student(submission.display_name)
+
+
 def wrote_nothing(submission):
     """An empty hand-in, or one where every check stopped at a `raise NotImplementedError` left in place
     (the template handed in as it was)."""

@@ -49,14 +49,12 @@ def course_file(book, graded, roster, seen, lms_columns, score, result):
     return _csv(header, rows)
 
 
-def release_file(pages, column, title, missing=()):
-    """One assignment's upload, from its feedback pages and its roster students marked missing."""
+def release_file(lines, column, title):
+    """One assignment's upload (lms.Line: its graded and missing students), for those with a Blackboard
+    username (the roster's, or the one Blackboard's download named the hand-in with)."""
     header = [*COLUMNS, column if column and COLUMN.match(column) else title]
-    rows = []
-    for student, name, score in [(p.submission.student, p.submission.display_name, p.submission.score)
-                                 for p in pages] + [(a.student, a.name, a.score) for a in missing]:
-        if student.startswith("blackboard:"):
-            rows.append([*_names("", name or ""), student[len("blackboard:"):], f"{score:g}"])
+    rows = [[*_names(line.who.sortable_name, line.who.name), line.who.blackboard_username, line.shown_score]
+            for line in lines if line.kind != "blank" and line.who.blackboard_username]
     return _csv(header, rows)
 
 

@@ -1,7 +1,7 @@
 """`release --format classroom`: commit each student's feedback on a `feedback` branch of their clone.
 
 TARGET is the folder holding the GitHub Classroom clones that were graded
-(a hand-in's source is `<repository folder>/<notebook path>`).  In each
+(the gradebook keeps each hand-in's clone folder, as intake found it).  In each
 clone, feedback/feedback.md and feedback/feedback.html are committed on the
 branch `feedback` with git plumbing only (hash-object, mktree, commit-tree,
 update-ref): the working tree, the index, HEAD and every other branch stay
@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .names import classroom_repository
+from .who import of_submission
 from ..feedback.write import digest, write_if_changed
 from ..core.errors import AutograderError
 
@@ -124,7 +124,7 @@ def release_classroom(assignment, pages, target):
     result = Release(problems=dict(pages.withheld))
     for page in pages.pages:
         student = page.student
-        name = classroom_repository(page.submission.source)
+        name = of_submission(page.submission, {}).repository      # the clone intake found it in
         repo = target / name if name else None
         if repo is None or not (repo / ".git").exists():
             where = repo if repo is not None else page.submission.source

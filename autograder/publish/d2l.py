@@ -51,16 +51,12 @@ def course_file(book, graded, roster, seen, lms_columns, score, result):
     return csv_text([*header, END], rows)
 
 
-def release_file(pages, column, assignment, missing=()):
-    """One assignment's import, from its feedback pages and its roster students marked missing."""
+def release_file(lines, column, assignment):
+    """One assignment's import (lms.Line: its graded and missing students), for those the roster gives a D2L
+    OrgDefinedId or Username (D2L's download names a student, never an id)."""
     header = ["OrgDefinedId", "Username", column_for(assignment, column, ())[0], END]
-    rows = []
-    for student, score in [(p.submission.student, p.submission.score) for p in pages] + \
-            [(a.student, a.score) for a in missing]:
-        if student.startswith("d2l:org:"):
-            rows.append([_id(student[len("d2l:org:"):]), "", f"{score:g}", Verbatim("#")])
-        elif student.startswith("d2l:") and not student.startswith("d2l:name:"):
-            rows.append(["", _id(student[len("d2l:"):]), f"{score:g}", Verbatim("#")])
+    rows = [[_id(line.who.d2l_org_id), _id(line.who.d2l_username), line.shown_score, Verbatim("#")]
+            for line in lines if line.kind != "blank" and (line.who.d2l_org_id or line.who.d2l_username)]
     return csv_text(header, rows)
 
 

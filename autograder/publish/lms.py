@@ -52,14 +52,14 @@ grade changed.
 """
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.csv_cells import Number, csv_text
-from ..feedback.explain import is_test_student
+from ..feedback.explain import is_test_account
 from ..gradebook.store import late_word
 from . import blackboard, d2l
-from .names import canvas_prefix, canvas_user_id, moodle_folder, moodle_participant, moodle_prefix
+from .who import of_absent, of_pending, of_submission
 from ..feedback.write import digest, write_if_changed, zip_bytes
 
 MANIFEST = "release_manifest.json"
@@ -81,23 +81,44 @@ class Release:
     no_grade_row: list = field(default_factory=list)   # in no grade file: moodle_grades.csv needs Moodle's id
 
 
-def _is_test_account(submission, test_students):
-    """The LMS's test account: flagged by the roster, or, without one, Canvas's Test Student (the only LMS that
-    has such an account) in a Canvas download.  A Moodle student named "Test Student" is a student."""
-    if submission.student in test_students:
-        return True
-    from_canvas = submission.student.startswith("canvas:") or canvas_prefix(submission.source)
-    return bool(from_canvas) and is_test_student(submission.display_name)
+@dataclass(frozen=True)
+class Line:
+    """One student's row in the grade files: a graded hand-in, a roster student `missing` (0 points), or
+    a hand-in not graded yet (`blank`: --force writes an empty cell, never 0)."""
+    who: object                   # who.Who
+    kind: str                     # graded, missing, blank
+    score: float | None = None
+    max_score: float = 0.0
+    status: str = ""
+    handed_in_at: str = ""
+    late: bool | None = None
+    penalty: float = 0.0
+    late_note: str = ""
+    adjustment: float | None = None
+    adjust_note: str = ""
+
+    @property
+    def shown_score(self):
+        return "" if self.score is None else f"{self.score:g}"
 
 
-def feedback_file_name(page):
-    source = page.submission.source
-    prefix = canvas_prefix(source) or moodle_prefix(source)
-    if prefix:
-        return f"{prefix}feedback.html"
-    folder = moodle_folder(source)
-    if folder:
-        return f"{folder}/feedback.html"
+def graded_line(page, roster):
+    s = page.submission
+    return Line(of_submission(s, roster), "graded", s.score, s.max_score, s.status, s.submitted_at, s.late,
+                s.penalty, s.late_note, s.adjustment, s.adjust_note)
+
+
+def missing_line(absent, roster):
+    return Line(of_absent(absent, roster), "missing", absent.score, absent.max_score, absent.status,
+                adjust_note=absent.adjust_note)
+
+
+def feedback_file_name(page, who):
+    """Named the way the LMS pairs feedback with students: Canvas's file prefix
+    (`smithalice_1001_5001_feedback.html`), Moodle's folder (`Alice Smith_4711_assignsubmission_file_/
+    feedback.html`) or file prefix, as the download named the hand-in; else by student."""
+    if who.feedback_prefix:
+        return f"{who.feedback_prefix}feedback.html"
     return f"{page.folder}_feedback.html"
 
 
@@ -105,101 +126,84 @@ def _csv(rows, header):
     return csv_text(header, rows)      # cells from students never become spreadsheet formulas
 
 
-def _lms_id(submission, lms):
-    """The LMS's own id from the student key (`canvas:111`), or from a Canvas file name."""
-    prefix = f"{lms}:"
-    if submission.student.startswith(prefix):
-        return submission.student[len(prefix):]
-    return canvas_user_id(getattr(submission, "source", "")) if lms == "canvas" else ""
-
-
-def canvas_csv(pages, column, missing=(), blank=()):
-    """`blank`: [(name, student key)] of students handed in and not graded yet (--force): an empty cell."""
-    rows = [(p.submission.display_name, _lms_id(p.submission, "canvas"), "", "", "", f"{p.submission.score:g}")
-            for p in pages]
-    rows += [(a.name, _lms_id(a, "canvas"), "", "", "", f"{a.score:g}") for a in missing]
-    rows += [(name, key.removeprefix("canvas:") if key.startswith("canvas:") else "", "", "", "", "")
-             for name, key in blank]
-    return _csv(rows, (*CANVAS_COLUMNS, column))
+def canvas_csv(lines, column):
+    """Graded and missing students with their score, and those not graded yet (--force) with an empty cell."""
+    return _csv([(line.who.name, line.who.canvas_id, "", "", "", line.shown_score) for line in lines], (
+        *CANVAS_COLUMNS, column))
 
 
 MOODLE_WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Grade", "Maximum Grade",
                             "Last modified (grade)", "Feedback comments")
 
 
-def moodle_csv(pages, max_score):
-    """Moodle's grading worksheet for this assignment: one row per hand-in from a Moodle download (the
-    participant id is in its folder or file name; Moodle numbers participants per assignment, so no other
-    id will do).  `Last modified (grade)` is left empty, so Moodle takes the row unless its own grade is newer
-    and "ignore modified" is off.  Returns (text, students left out because no participant id is known)."""
+def moodle_csv(lines, max_score):
+    """Moodle's grading worksheet for this assignment: one row per hand-in from a Moodle download (its folder
+    or file name carried this assignment's participant id; Moodle numbers participants per assignment, so no
+    other id will do).  `Last modified (grade)` is left empty, so Moodle takes the row unless its own grade is
+    newer and "ignore modified" is off.  Returns (text, students left out because no participant id is known)."""
     rows, left = [], []
-    for page in pages:
-        s = page.submission
-        participant = moodle_participant(s.source)
-        if not participant:
-            left.append(page.who)
+    for line in lines:
+        if line.kind != "graded":
             continue
-        rows.append((f"Participant {participant}", s.display_name, s.email, f"{s.score:g}", f"{max_score:g}", "",
-                     s.adjust_note or ""))
+        if not line.who.moodle_participant:
+            left.append(line.who.name if line.who.name == line.who.key else f"{line.who.name} ({line.who.key})")
+            continue
+        rows.append((f"Participant {line.who.moodle_participant}", line.who.name, line.who.email, line.shown_score,
+                     f"{max_score:g}", "", line.adjust_note or ""))
     return _csv(rows, MOODLE_WORKSHEET_COLUMNS), left
 
 
-def gradescope_csv(pages, missing=()):
-    rows = []
-    for s in [p.submission for p in pages] + list(missing):
-        sid = _lms_id(s, "gradescope")
-        email = getattr(s, "email", "") or (sid if "@" in sid else "") or (s.student if "@" in s.student else "")
-        rows.append((getattr(s, "display_name", s.name), "" if "@" in sid else sid, email, f"{s.score:g}",
-                     f"{s.max_score:g}", s.status, getattr(s, "submitted_at", ""), late_word(getattr(s, "late", None))))
-    return _csv(rows, GRADESCOPE_COLUMNS)
+def gradescope_csv(lines):
+    return _csv([(line.who.name, line.who.gradescope_sid, line.who.email, line.shown_score, f"{line.max_score:g}",
+                  line.status, line.handed_in_at, late_word(line.late)) for line in lines if line.kind != "blank"],
+                GRADESCOPE_COLUMNS)
 
 
-def adjustments_csv(pages, missing=()):
-    rows = [(p.submission.display_name, _lms_id(p.submission, "canvas") or p.submission.student,
-             f"{p.submission.score:g}", "" if p.submission.adjustment is None else Number(p.submission.adjustment),
-             p.submission.adjust_note) for p in pages if p.submission.adjust_note]
-    rows += [(a.name, _lms_id(a, "canvas") or a.student, f"{a.score:g}", "", a.adjust_note) for a in missing
-             if a.adjust_note]
-    return _csv(rows, ADJUSTMENT_COLUMNS)
+def adjustments_csv(lines):
+    return _csv([(line.who.name, line.who.canvas_id or line.who.key, line.shown_score,
+                  "" if line.adjustment is None else Number(line.adjustment), line.adjust_note)
+                 for line in lines if line.kind != "blank" and line.adjust_note], ADJUSTMENT_COLUMNS)
 
 
-def lateness_csv(pages):
-    return _csv([(p.submission.display_name, _lms_id(p.submission, "canvas") or p.submission.student,
-                  p.submission.submitted_at, late_word(p.submission.late), f"{p.submission.penalty:g}",
-                  p.submission.late_note) for p in pages], LATENESS_COLUMNS)
+def lateness_csv(lines):
+    return _csv([(line.who.name, line.who.canvas_id or line.who.key, line.handed_in_at, late_word(line.late),
+                  f"{line.penalty:g}", line.late_note) for line in lines if line.kind == "graded"],
+                LATENESS_COLUMNS)
 
 
-def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), test_students=()):
+def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), roster=None):
     """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points);
-    `blank`: [(name, key)] of students not graded yet, released blank (--force); `test_students`: keys of the
-    LMS's test accounts, in no file."""
-    left_out = [p for p in pages.pages if _is_test_account(p.submission, test_students)]
-    pages = replace(pages, pages=[p for p in pages.pages if p not in left_out])
-    missing = [a for a in absent if a.status == "missing" and a.student not in test_students]
+    `blank`: gradebook.read.PendingRow of students not graded yet, released blank (--force); `roster`:
+    {key: roster Student} (ids and the LMS's test accounts, which are in no file)."""
+    roster = roster or {}
+    whos = {page.student: of_submission(page.submission, roster) for page in pages.pages}
+    left_out = [p for p in pages.pages if whos[p.student].test_account or is_test_account(p.submission)]
+    kept = [p for p in pages.pages if p not in left_out]
+    lines = [graded_line(p, roster) for p in kept]
+    lines += [missing_line(a, roster) for a in absent if a.status == "missing"]
+    lines += [Line(of_pending(row, roster), "blank") for row in blank]
+    lines = [line for line in lines if not line.who.test_account]
     target = Path(target)
     old = _read_manifest(target)
-    files = {feedback_file_name(page): page.html for page in pages.pages}
+    files = {feedback_file_name(page, whos[page.student]): page.html for page in kept}
     students = {}
-    for page in pages.pages:
-        name = feedback_file_name(page)
-        students[page.student] = {"file": name, "sha256": digest(
+    for page in kept:
+        students[page.student] = {"file": feedback_file_name(page, whos[page.student]), "sha256": digest(
             page.html, f"{page.submission.score:g}/{page.submission.max_score:g}", page.submission.status)}
     result = Release(problems=dict(pages.withheld), test_accounts=[p.who for p in left_out])
     outputs = {f"feedback/{name}": html for name, html in files.items()}
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
-    left = []
     if lms != "moodle":       # a Moodle course's hand-ins carry no Canvas id: a Canvas file would be all blanks
-        outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title, missing, blank)
+        outputs["canvas_grades.csv"] = canvas_csv(lines, column or assignment.title)
     else:
-        outputs["moodle_grades.csv"], left = moodle_csv(pages.pages, assignment.max_score)
-    result.no_grade_row = left
-    for name, key in blank:
-        result.blank.append(f"{name} ({key})" if name != key else key)
-    outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages, missing)
-    outputs[blackboard.RELEASE_FILE] = blackboard.release_file(pages.pages, column, assignment.title, missing)
-    outputs[d2l.RELEASE_FILE] = d2l.release_file(pages.pages, column, assignment, missing)
-    outputs["lateness.csv"] = lateness_csv(pages.pages)
-    outputs["adjustments.csv"] = adjustments_csv(pages.pages, missing)
+        outputs["moodle_grades.csv"], result.no_grade_row = moodle_csv(lines, assignment.max_score)
+    result.blank = [line.who.name if line.who.name == line.who.key else f"{line.who.name} ({line.who.key})"
+                    for line in lines if line.kind == "blank"]
+    outputs["gradescope_grades.csv"] = gradescope_csv(lines)
+    outputs[blackboard.RELEASE_FILE] = blackboard.release_file(lines, column, assignment.title)
+    outputs[d2l.RELEASE_FILE] = d2l.release_file(lines, column, assignment)
+    outputs["lateness.csv"] = lateness_csv(lines)
+    outputs["adjustments.csv"] = adjustments_csv(lines)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},
                                    indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     for name, data in outputs.items():
@@ -208,10 +212,10 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
     old_students = old.get("students", {}) if old.get("assignment") == assignment.id else {}
     for student, entry in sorted(students.items()):
         (result.unchanged if old_students.get(student) == entry else result.changed).append(student)
-    kept = {f"feedback/{name}" for name in files}
+    kept_files = {f"feedback/{name}" for name in files}
     for student, entry in sorted(old_students.items()):
         stale = f"feedback/{entry.get('file', '')}"
-        if stale not in kept and (target / stale).is_file() and _inside(target / "feedback", target / stale):
+        if stale not in kept_files and (target / stale).is_file() and _inside(target / "feedback", target / stale):
             (target / stale).unlink()
             _remove_empty_parents(target / stale, target / "feedback")
         if student not in students:

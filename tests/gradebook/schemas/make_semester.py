@@ -41,6 +41,11 @@ def copy_course(checkout, course):
         shutil.copy(checkout / name, course / name)
     for folder in ("solutions", "assignments", "autograder/assignments"):
         shutil.copytree(checkout / folder, course / folder)
+    configure(course)
+
+
+def configure(course):
+    """The semester's deadlines: n-queens and bitwise-queens were due at PAST, a point off per day late."""
     text = (course / "course.toml").read_text()
     for assignment in ("n-queens", "bitwise-queens"):
         text = text.replace(f'[assignment.{assignment}]\n# deadline = "2026-12-01T23:59:00-05:00"\n'
