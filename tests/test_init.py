@@ -2,6 +2,7 @@
 link, the rubric and the release CSV follow it, and `build --check` is clean afterwards."""
 
 import csv
+import io
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,9 @@ from autograder.core.course_file import parse_deadline, render
 from autograder.cli.release import release_command
 from autograder.feedback.pages import build_pages
 from autograder.core.assignment import load_assignment
-from autograder.core.lms_columns import LmsColumnsError, best_column, canvas_assignment_columns
+from autograder.core.lms_columns import best_column
+from autograder.roster.lms_files import RosterFileError, canvas_columns
+from autograder.roster.store import CourseRecords
 from browser.classes import fake_gradebook, run
 from conftest import ROOT, without_colab_badge
 
@@ -234,15 +237,39 @@ def test_a_deadline_written_as_a_toml_date_time_is_kept(course_copy):
 def test_canvas_columns_are_read_and_matched_only_when_clear(tmp_path):
     export = tmp_path / "grades.csv"
     export.write_text(CANVAS_EXPORT, encoding="utf-8")
-    columns = canvas_assignment_columns(export)
+    columns = canvas_columns(export)
     assert columns == ["N-Queens Puzzle (880101)", "Uninformed Search (880102)", "Bitwise Queens (880103)",
                        "No Three in Line (880104)", "Quiz 1 (880200)"]
     assert best_column("n-queens", "The n-queens puzzle", columns) == "N-Queens Puzzle (880101)"
     assert best_column("graphs", "Graph colouring", columns) is None
     assert best_column("hw", "Homework", ["Homework 1 (1)", "Homework 2 (2)"]) is None     # a tie: ask
     export.write_text("Student,ID,Section,Current Score\n", encoding="utf-8")
-    with pytest.raises(LmsColumnsError, match="no assignment columns"):
-        canvas_assignment_columns(export)
+    with pytest.raises(RosterFileError, match="no assignment columns"):
+        canvas_columns(export)
+    export.write_text("First name,Last name,Email address\nAda,L,ada@x\n", encoding="utf-8")
+    with pytest.raises(RosterFileError, match="not a Canvas gradebook export: its first columns are not"):
+        canvas_columns(export)
+
+
+@pytest.mark.parametrize("delimiter", [",", ";"])
+def test_init_and_roster_import_read_the_same_canvas_exports(course_copy, tmp_path, delimiter):
+    """One reader for Canvas's export: where Canvas writes `;` (a locale whose decimal mark is a comma) init
+    once refused what `roster import` read.  Both read either, and the same columns."""
+    rows = list(csv.reader(io.StringIO(CANVAS_EXPORT.lstrip("\ufeff"))))
+    export = tmp_path / "export.csv"
+    with open(export, "w", newline="", encoding="utf-8-sig") as handle:
+        csv.writer(handle, delimiter=delimiter).writerows(rows)
+    init = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--yes", "--no-build", "--lms", "canvas",
+                                     "--canvas-gradebook", str(export)])
+    assert init.exit_code == 0, init.output
+    assert tomllib.loads((course_copy / "course.toml").read_text())["assignment"]["n-queens"]["lms_column"] == \
+        "N-Queens Puzzle (880101)"
+    imported = CliRunner().invoke(main, ["--course", str(course_copy), "roster", "import", str(export)])
+    assert imported.exit_code == 0, imported.output
+    assert "1 student(s) added" in imported.output
+    with CourseRecords.of(load_course(course_copy), create=False) as records:
+        assert records.lms_columns() == canvas_columns(export)
+        assert [(s.name, s.lms_id) for s in records.students()] == [("Alice Smith", "1001")]
 
 
 def test_shipped_course_toml_is_what_init_writes():
