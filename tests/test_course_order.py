@@ -14,12 +14,12 @@ from click.testing import CliRunner
 
 from autograder.cli.main import main
 from autograder.core.course import load_course
-from autograder.feedback.semester import why_to_look
+from autograder.publish.course.report import why_to_look
 from autograder.gradebook import Gradebook
-from autograder.gradebook.course_book import read_course_book
+from autograder.publish.course.book import read_course_book
 from autograder.grade.handin import SubmissionResult
 from autograder.intake.collect import Handin
-from autograder.publish.course_gradebook import write_course_gradebook
+from autograder.publish.course.write import write_course_gradebook
 from autograder.publish.students import student_readme
 from autograder.roster.lms_files import read_roster
 from autograder.roster.store import CourseRecords

@@ -5,11 +5,11 @@ import csv
 import io
 import re
 
-from autograder.publish.course_imports import import_files
+from autograder.publish.course.imports import import_files
 from autograder.roster.lms_files import read_roster
 from autograder.roster.store import Student
 from coursebooks import mark, sample_book
-from autograder.gradebook.course_book import CourseRow
+from autograder.publish.course.book import CourseRow
 
 BLACKBOARD_DOWNLOAD = ('"Last Name","First Name","Username","Student ID","Last Access","Availability",'
                        '"N-Queens [Total Pts: 5 Score] |664617","Weighted Total [Total Pts: up to 0 Percentage] |6541"\n'

@@ -9,9 +9,9 @@ from dataclasses import replace
 import openpyxl
 
 from autograder.core.csv_cells import safe_cell
-from autograder.feedback.semester import semester_report, why_to_look
-from autograder.publish.course_grades import course_grade_files
-from autograder.publish.course_imports import import_files
+from autograder.publish.course.report import semester_report, why_to_look
+from autograder.publish.course.sheets import course_grade_files
+from autograder.publish.course.imports import import_files
 from coursebooks import sample_book
 
 COLUMNS = {"bitwise-queens": "Bitwise (502)", "n-queens": "N-Queens (501)", "no-three-in-line": "No three (503)"}
@@ -147,7 +147,7 @@ def test_the_semester_report_lists_who_needs_a_look_and_why():
 
 def test_a_canvas_column_two_assignments_would_share_goes_to_neither():
     from types import SimpleNamespace
-    from autograder.publish.course_gradebook import canvas_columns
+    from autograder.publish.course.write import canvas_columns
     course = SimpleNamespace(lms_column=lambda assignment_id: "N-Queens (501)" if assignment_id in (
         "n-queens", "no-three-in-line") else None)
     columns, problems = canvas_columns(course, sample_book(), ["N-Queens (501)", "Bitwise Queens (502)"])

@@ -14,7 +14,7 @@ from browser.chromium import browser_page
 from browser.classes import EXAMPLE_SUBMISSIONS, grade, graded_example_class, run
 from autograder.cli.feedback import feedback_command
 from autograder.cli.report import report_command
-from autograder.feedback.semester import semester_report
+from autograder.publish.course.report import semester_report
 from coursebooks import sample_book
 from autograder.core.folder_names import safe_name
 from conftest import ROOT

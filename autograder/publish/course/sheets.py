@@ -22,8 +22,8 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.writer.excel import ExcelWriter
 
-from ..core.csv_cells import csv_text
-from ..feedback.write import zip_bytes
+from ...core.csv_cells import csv_text
+from ...feedback.write import zip_bytes
 
 STUDENT_COLUMNS = ("student", "name", "sortable_name", "lms_id", "sis_id", "login", "email", "section", "on_roster")
 TOTAL_COLUMNS = ("total", "due", "out_of", "missing", "late")

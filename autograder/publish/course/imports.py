@@ -1,4 +1,4 @@
-"""An import file for every LMS, from the one course gradebook (gradebook/course_book.py).
+"""An import file for every LMS, from the one course gradebook (book.py).
 
 Each file holds the roster students that LMS can match, with every graded
 assignment at once, written as that LMS documents its import:
@@ -31,11 +31,11 @@ said in `notes`.
 import re
 from dataclasses import dataclass, field
 
-from ..core.csv_cells import Verbatim, csv_text
-from ..core.listing import names
-from ..core.lms_columns import ASSIGNMENT_COLUMN
-from . import blackboard, d2l
-from .lms import CANVAS_COLUMNS
+from ...core.csv_cells import Verbatim, csv_text
+from ...core.listing import names
+from ...core.lms_columns import ASSIGNMENT_COLUMN
+from .. import blackboard, d2l
+from ..lms import CANVAS_COLUMNS
 
 POINTS_POSSIBLE = "    Points Possible"       # Canvas's own spelling, leading spaces included
 # Canvas's importer drops every column whose header holds one of these, its gradebook's totals (canvas-lms

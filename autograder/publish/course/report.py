@@ -1,6 +1,6 @@
 """The semester report: every assignment side by side, and the students who need a look.
 
-One self-contained page from the course gradebook (gradebook/course_book.py):
+One self-contained page from the course gradebook (book.py):
 how many students and assignments, each graded assignment's distribution
 drawn on one shared scale with its mean, median, missing, late and adjusted
 counts, the students whose scores are falling or who missed two or more
@@ -13,8 +13,8 @@ import statistics
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..core.render import render
-from .plots import OK, _data_uri
+from ...core.render import render
+from ...feedback.plots import OK, data_uri
 
 # A drop this large between two due assignments (as a share of their points) is worth a look by itself.
 STEEP_DROP = 0.4
@@ -39,7 +39,7 @@ def distributions(book):
         axis.spines[["top", "right"]].set_visible(False)
     axes[0].set_ylabel("students", fontsize=8)
     axes[0].yaxis.get_major_locator().set_params(integer=True)
-    return _data_uri(figure)
+    return data_uri(figure)
 
 
 def _stats(book, assignment):

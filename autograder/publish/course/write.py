@@ -1,7 +1,7 @@
 """`gradebook --to DIR`: the course gradebook, the semester report and every LMS's import file, in one go.
 
-DIR gets course_grades.csv, course_grades.xlsx, history.csv (release/course_grades.py),
-semester_report.html (feedback/semester.py) and lms/ (release/course_imports.py).
+DIR gets course_grades.csv, course_grades.xlsx, history.csv (sheets.py), semester_report.html
+(report.py) and lms/ (imports.py), all from the one CourseBook read by book.py.
 Writing again changes only the files whose bytes change.
 """
 
@@ -9,21 +9,21 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.listing import names
-from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
-from ..feedback.semester import semester_report
-from ..feedback.write import write_if_changed
-from ..gradebook.course_book import read_course_book
-from ..gradebook.read import FeedbackError
-from ..roster.store import CourseRecords, unusable
-from .canvas_checks import check_canvas_columns
-from .course_grades import course_grade_files
-from .course_imports import import_files
+from ...core.listing import names
+from ...core.lms_columns import ASSIGNMENT_COLUMN, best_column
+from .report import semester_report
+from ...feedback.write import write_if_changed
+from .book import read_course_book
+from ...gradebook.read import FeedbackError
+from ...roster.store import CourseRecords, unusable
+from ..canvas_checks import check_canvas_columns
+from .sheets import course_grade_files
+from .imports import import_files
 
 
 @dataclass
 class CourseGradebook:
-    book: object                                   # gradebook.course_book.CourseBook
+    book: object                                   # book.CourseBook
     written: list = field(default_factory=list)    # paths written (str), for people and --json
     problems: list = field(default_factory=list)
     notes: list = field(default_factory=list)

@@ -17,11 +17,11 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..core.assignment import load_assignment
-from ..core.course import late_rules
-from ..roster.store import Student
-from .read import FeedbackError, gradebook_path
-from .store import ABSENT, NOT_GRADED, Gradebook
+from ...core.assignment import load_assignment
+from ...core.course import late_rules
+from ...roster.store import Student
+from ...gradebook.read import FeedbackError, gradebook_path
+from ...gradebook.store import ABSENT, NOT_GRADED, Gradebook
 
 
 @dataclass(frozen=True)
