@@ -9,6 +9,7 @@ from ..core.course import load_course
 from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
+from ..gradebook import lock
 from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending
 from ..publish.classroom import release_classroom, write_manifest
 from ..publish.canvas_checks import check_canvas_columns
@@ -51,6 +52,13 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     click.echo(f"{assignment.id}: read {gradebook_path(out_dir)}" + (
         "" if course.is_grades_dir(assignment.id, out_dir)
         else f" (not the course's gradebook for {assignment.id}, {course.grades_dir(assignment.id)})"))
+    with lock.shared(out_dir):       # never while `grade` or `extend` changes it (gradebook/lock.py)
+        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force)
+    _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
+
+
+def _release(course, assignment, out_dir, target, kind, lms_column, force):
+    """(the kind released, its result, the pages) of one assignment's release, to the LMS or to clones."""
     waiting = _not_graded_yet(out_dir, assignment, force)
     pages = build_pages(course, assignment, out_dir)
     waiting_keys = {row.student for row in waiting}
@@ -68,12 +76,12 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
         if result.blank:
             click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
                        err=True)
-    else:
-        if not target.is_dir():
-            raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
-        result = release_classroom(assignment, pages, target)
-        write_manifest(out_dir, assignment, target, result)
-    _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
+        return kind, result, pages
+    if not target.is_dir():
+        raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
+    result = release_classroom(assignment, pages, target)
+    write_manifest(out_dir, assignment, target, result)
+    return kind, result, pages
 
 
 def _not_graded_yet(out_dir, assignment, force):

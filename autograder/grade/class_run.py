@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.course import late_rules
 from ..engine.isolation import HIDES
 from ..engine.sandbox import Limits, Sandbox
-from ..gradebook import Gradebook
+from ..gradebook import Gradebook, lock
 from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import match
 from ..roster.store import CourseRecords, RecordsError
@@ -156,19 +156,26 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     """
     events = events or GradeEvents()
     out = Path(out)
+    check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
+    times = read_times(Path(options.times)) if options.times else None
+    _check_writable(out, course)
+    # One run at a time in a folder (a background `grade &` and a second one, or `extend` meanwhile): the
+    # second says who holds it and changes nothing (gradebook/lock.py).
+    with lock.exclusive(out, options.command):
+        return _grade_class(course, assignment, inputs, out, options, events, times)
+
+
+def _grade_class(course, assignment, inputs, out, options, events, times):
+    """grade_class, with the folder's lock held."""
     rules = late_rules(course, assignment.id, options.deadline, options.late_policy, options.late_penalty,
                        options.late_cap)
     expected = assignment.load_expected()
     settings = assignment.settings(case_timeout=options.case_timeout, budget=options.submission_timeout,
                                    limit_floor=options.limit_floor, limit_factor=options.limit_factor)
     jobs = options.jobs or len(os.sched_getaffinity(0))
-    check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
-    records = read_times(Path(options.times)) if options.times else None
-    _check_writable(out, course)
     intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
                                                             options.student_pattern, options.classroom_prefix,
                                                             exclude=(str(out),)))
-    times = records
     records = CourseRecords.if_any(course) if options.roster else None
     if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
         _apply_times(intake, times, records)

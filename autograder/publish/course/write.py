@@ -6,6 +6,7 @@ Writing again changes only the files whose bytes change.
 """
 
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from ...core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from .report import semester_report
 from ...feedback.write import write_if_changed
 from .book import read_course_book
-from ...gradebook.read import FeedbackError
+from ...gradebook import lock
+from ...gradebook.read import FeedbackError, gradebook_path
 from ...roster.store import CourseRecords, unusable
 from ..canvas_checks import check_canvas_columns
 from .sheets import course_grade_files
@@ -70,6 +72,21 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
     Refuses (FeedbackError, nothing written) when an assignment has hand-ins not graded yet, unless `force`,
     which writes them as blanks, never as 0; and when a Canvas column is not one of the export's."""
     target = Path(target)
+    # Each gradebook read while no `grade` or `extend` changes it (gradebook/lock.py).
+    with ExitStack() as held:
+        for folder in _folders(course, gradebooks):
+            held.enter_context(lock.shared(folder))
+        return _write(course, target, gradebooks, points_possible, force)
+
+
+def _folders(course, gradebooks):
+    """The folder of each assignment's gradebook that exists: the course's own, or the one `gradebooks` says."""
+    where = {k: Path(v) for k, v in (gradebooks or {}).items()}
+    folders = {where.get(a, course.grades_dir(a)) for a in course.assignment_ids()}
+    return sorted(f for f in folders if gradebook_path(f).is_file())
+
+
+def _write(course, target, gradebooks, points_possible, force):
     records = CourseRecords.if_any(course)
     try:
         book = read_course_book(course, records, gradebooks)
