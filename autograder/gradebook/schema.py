@@ -167,12 +167,12 @@ def check_file(db, path, error_class):
         raise error_class(f"{path} is damaged (SQLite: {problem}). Move it aside (e.g. `mv {path} "
                           f"{path}.damaged`) and grade again, which grades every hand-in afresh, "
                           "or restore it from a backup")
-    required = dict(REQUIRED_COLUMNS)
-    if database.schema_version(db) == VERSION:
+    required, current = dict(REQUIRED_COLUMNS), database.schema_version(db) == VERSION
+    if current:
         required["submissions"] = required["submissions"] | {c for c, _ in ADDED_BEFORE_V1 + IDENTITY_COLUMNS}
     for table, wanted in required.items():
         have = database.columns(db, table)
-        if have and not wanted <= have:
+        if (have or current) and not wanted <= have:
             missing = ", ".join(sorted(wanted - have))
             raise error_class(f"{path}: table {table} lacks column(s) {missing}: was it edited by hand or "
                               "by another program? Restore it from a backup, or move it aside and grade again")

@@ -14,7 +14,7 @@ import functools
 import os
 import shutil
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -24,8 +24,9 @@ from autograder.cli.main import main
 from autograder.core.course import load_course
 from autograder.engine.runner import CallOutcome
 from autograder.gradebook import Gradebook
+from autograder.gradebook.schema import legacy_identity
 from autograder.grade.handin import SubmissionResult
-from autograder.intake import Handin, identity
+from autograder.intake import Handin
 from autograder.grade.scoring import CaseResult, score_case
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,16 +104,14 @@ def case_results(assignment, expected, overrides=None):
     return results
 
 
-def _identity(spec, source):
+def _identity(spec, source, assignment):
     """What intake says of a hand-in that came with this source: the LMS's own name at its top (a Canvas or
-    flat Moodle file, a Moodle folder), as intake/identity.py reads it; `lms`, `lms_id`... in `spec` win."""
+    flat Moodle file, a Moodle folder), a Classroom clone's folder; `lms`, `lms_id`... in `spec` win."""
     given = {k: spec[k] for k in ("lms", "lms_id", "lms_prefix", "repository") if k in spec}
     if given:
         return given
-    path = source.split(":", 1)[-1] if ".zip:" in source else source
-    parts = PurePosixPath(path).parts
-    found = identity.moodle_folder(parts[0]) if len(parts) > 1 else identity.file_identity(parts[0])
-    return dict(lms=found.lms, lms_id=found.lms_id, lms_prefix=found.lms_prefix) if found else {}
+    lms, lms_id, prefix, repository = legacy_identity(spec["student"], assignment.id, source)
+    return dict(lms=lms, lms_id=lms_id, lms_prefix=prefix, repository=repository)
 
 
 def fake_gradebook(out, students, assignment=None, expected=None):
@@ -129,7 +128,7 @@ def fake_gradebook(out, students, assignment=None, expected=None):
         cases = [] if spec.get("no_cases") else case_results(assignment, expected, spec.get("cases"))
         source = spec.get("source", f"{spec['student']}.ipynb")
         handin = Handin(spec["student"], source, None, spec.get("submitted_at", "2026-03-01T10:00:00"),
-                        sha256=spec.get("sha256", ""), **_identity(spec, source))
+                        sha256=spec.get("sha256", ""), **_identity(spec, source, assignment))
         result = SubmissionResult(
             student=spec["student"], assignment=assignment.id, path=source,
             score=round(sum(c.points for c in cases), 4), max_score=assignment.max_score,

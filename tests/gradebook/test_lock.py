@@ -165,7 +165,7 @@ def test_a_second_grade_beside_a_background_one_is_refused(tmp_path):
 
 
 def test_the_lock_is_private_to_the_course_and_never_reaches_the_sandbox(tmp_path):
-    """Made with the course's umask (0600 here; 0660 in a shared course, tests/test_shared_course.py), and
+    """Made with the course's umask (0600 here; 0660 in a shared course, tests/publish/test_shared_course.py), and
     close-on-exec: a process the grader starts cannot hold it after the grader is gone."""
     mask = os.umask(0o077)
     try:

@@ -30,9 +30,9 @@ from autograder.roster import schema as roster_schema
 from autograder.roster.store import CourseRecords, RecordsError
 from conftest import ROOT
 
+from semesters import configure
+
 SCHEMAS = Path(__file__).parent / "schemas"
-sys.path.insert(0, str(SCHEMAS))
-import make_semester  # noqa: E402
 
 VERSIONS = sorted(p.name for p in SCHEMAS.iterdir() if p.is_dir())
 NQ = "N-Queens (501)"
@@ -44,7 +44,7 @@ def csv_rows(text):
 
 def semester(course, version):
     """The course with `version`'s records and n-queens' gradebook in their places."""
-    make_semester.configure(course)
+    configure(course)
     (course / "grades" / "n-queens").mkdir(parents=True)
     shutil.copy(SCHEMAS / version / "course.db", course / "grades" / "course.db")
     shutil.copy(SCHEMAS / version / "n-queens-gradebook.db", course / "grades" / "n-queens" / "gradebook.db")

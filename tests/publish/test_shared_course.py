@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import copy_course
-from test_semester import CANVAS_ROSTER, canvas_zip, configure
+from semesters import CANVAS_ROSTER, canvas_zip, configure
 
 pytestmark = [pytest.mark.slow, pytest.mark.conditions]
 

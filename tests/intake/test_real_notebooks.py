@@ -1,4 +1,4 @@
-"""Real notebooks, saved by six clients, graded as their clients mean them (tests/real_notebooks/PROVENANCE.md).
+"""Real notebooks, saved by six clients, graded as their clients mean them (tests/intake/real_notebooks/PROVENANCE.md).
 
 Each real file keeps its own format, metadata, cells and outputs; a correct solution (alice's code cells)
 is added at its end in that format (nbformat 3 cells for the nbformat 3 file, cell ids where the client

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from test_semester import CANVAS_ROSTER, canvas_zip, cli, configure
+from semesters import CANVAS_ROSTER, canvas_zip, cli, configure
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ import zipfile
 
 import pytest
 
-from test_semester import CANVAS_ROSTER, EXAMPLES, MOODLE_ROSTER, WHO, canvas_zip, cli, configure, moodle_zip
+from semesters import CANVAS_ROSTER, EXAMPLES, MOODLE_ROSTER, WHO, canvas_zip, cli, configure, moodle_zip
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from autograder.cli.main import main
 from conftest import copy_course
-from test_semester import CANVAS_ROSTER, canvas_zip, cli, configure
+from semesters import CANVAS_ROSTER, canvas_zip, cli, configure
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,6 @@
 """Ctrl-C half way through grading a roster's class: nobody who handed in becomes a 0, and nothing is released.
 
-A real SIGINT to a real `grade` (as tests/test_interrupt.py sends it): the hand-ins not graded yet are
+A real SIGINT to a real `grade` (as tests/grade/test_interrupt.py sends it): the hand-ins not graded yet are
 `not-graded` (no score), never `missing`; `release` and `gradebook` refuse and say how to finish;
 `release --force` writes blanks, never 0; the same command again grades exactly what is left and gives the
 whole class.  Then a `--regrade` stopped half way: its advice (run it again without --regrade) is true.

@@ -1,7 +1,7 @@
 """The reference notebook runs in the course's own environment, in a real kernel.
 
 (Every student notebook is run, untouched and solved, in a Colab-like kernel by
-tests/test_assignment_classes.py.)
+tests/assignments/test_assignment_classes.py.)
 """
 
 import nbformat
