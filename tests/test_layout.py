@@ -139,6 +139,15 @@ def test_tests_are_laid_out_like_the_package():
     names = [path.name for path in TESTS.rglob("test_*.py")]
     # pytest imports a test module by its file name (no __init__.py, so `from conftest import ...` works)
     assert sorted(n for n in names if names.count(n) > 1) == []
+    # ... from its own folder: a test module imports another only beside it (shared helpers live at the top).
+    reaching = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imported = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            reaching += [f"{path.relative_to(TESTS)} imports {name}" for name in imported
+                         if name.startswith("test_") and not (path.parent / f"{name}.py").is_file()]
+    assert reaching == []
 
 
 # The engine's modules that run inside the sandbox, not in the grader: nothing outside engine/ imports them.

@@ -1,21 +1,14 @@
 """Deadlines and late policies: course.toml's [assignment.<id>] keys, flags, and what each policy costs."""
 
-import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from autograder.core.course import CourseError, LateRules, late_rules, load_course
 from autograder.core.lateness import assess
+from conftest import set_assignment_table
 
 DEADLINE = datetime(2026, 3, 1, 23, 59, tzinfo=timezone(timedelta(hours=-5)))
-
-
-def set_assignment_table(course_root, table):
-    """Replace course.toml's [assignment.n-queens] table (or add one) with the TOML lines `table`."""
-    path = course_root / "course.toml"
-    text = re.sub(r"(?ms)^\[assignment\.n-queens\]\n.*?(?=^\[|\Z)", "", path.read_text(encoding="utf-8"))
-    path.write_text(text.rstrip("\n") + "\n\n[assignment.n-queens]\n" + table, encoding="utf-8")
 
 
 def write_course(course_copy, table):

@@ -11,8 +11,8 @@ def run(course_root, *args):
     return CliRunner().invoke(main, ["--course", str(course_root), *args])
 
 
-def test_committed_generated_files_are_up_to_date(course):
-    result = run(course.root, "build", "--check")
+def test_committed_generated_files_are_up_to_date(build_check_of_the_course):
+    result = build_check_of_the_course
     assert result.exit_code == 0, result.output
     assert "up to date" in result.output
 

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from autograder.cli.main import main
 from autograder.grade.handin import grade
+from browser.classes import graded_example_class
 from conftest import ROOT, without_colab_badge
 
 
@@ -21,11 +22,9 @@ def read_csv(path):
 
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory):
-    out = tmp_path_factory.mktemp("grades")
-    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
-                                       "--out", str(out), str(EXAMPLES / "submissions")])
-    assert result.exit_code == 0, result.output
-    return out
+    """`autograder grade --assignment n-queens --out OUT examples/n-queens/submissions`, run once per test
+    session for every test that reads the graded example class (browser/classes.py)."""
+    return graded_example_class(tmp_path_factory.mktemp("grades"))
 
 
 def test_example_class_gets_its_expected_scores(graded_class):

@@ -198,7 +198,7 @@ def _open(path):
 def test_two_processes_upgrading_at_once_upgrade_once(tmp_path):
     path = tmp_path / "gradebook.db"
     shutil.copy(SCHEMAS / "v0" / "n-queens-gradebook.db", path)
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("fork")      # each a process of its own, without a new interpreter
     workers = [context.Process(target=_open, args=(path,)) for _ in range(3)]
     for worker in workers:
         worker.start()

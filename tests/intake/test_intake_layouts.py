@@ -18,8 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.cli.main import main
-from conftest import ROOT
-from test_lateness import set_assignment_table
+from conftest import ROOT, set_assignment_table
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 OTHER_ASSIGNMENT = ROOT / "examples" / "uninformed-search" / "submissions" / "alice.ipynb"

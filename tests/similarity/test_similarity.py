@@ -18,10 +18,10 @@ from autograder.core.assignment import load_assignment
 from autograder.core.course import load_course
 from autograder.similarity import compare_class
 from autograder.similarity.ranking import weights
-from browser.chromium import browser_page
+from browser.chromium import OVERFLOWS, SCREENS, browser_page
+from browser.classes import graded_example_class
 from conftest import ROOT
 from similarity_class import make_class, notebook_of, honest
-from test_pages_fit import OVERFLOWS, SCREENS
 
 EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"
 
@@ -219,8 +219,7 @@ def test_a_gradebook_from_before_code_was_kept_says_so(tmp_path, nqueens):
 
 
 def test_nothing_from_it_reaches_a_student_page_or_an_lms_file(tmp_path):
-    out = tmp_path / "out"
-    grade(EXAMPLES, out)
+    out = graded_example_class(tmp_path / "out")     # EXAMPLES, graded once per test session
     said = cli("similarity", "--out", out).output
     assert "wrote" in said and (out / "similarity.html").is_file()
     page = (out / "similarity.html").read_text(encoding="utf-8")
