@@ -1,7 +1,8 @@
 """Hostile hand-ins against intake: no command runs, no classmate's row is taken, no name ends the run.
 
-Each attack is graded through the real command, in one run with honest
-classmates, who keep their scores.  The attacks are the second red team's
+Each attack is graded through the real command (in the test's process, or in
+a child where what it costs is measured or a failed defence could take the
+tests down), in one run with honest classmates, who keep their scores.  The attacks are the second red team's
 (the trust issue): a crafted `.git` that makes git run a command, LMS names
 chosen to land in another student's row, zip entry names no file system
 takes, notebooks that cost gigabytes to parse, and text SQLite cannot store.
@@ -18,7 +19,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from autograder.cli.main import main
 from conftest import ROOT
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
@@ -27,17 +30,25 @@ STUB = ROOT / "assignments" / "n-queens" / "n-queens.ipynb"   # the untouched te
 AUTOGRADER = [sys.executable, "-m", "autograder"]
 
 
-def grade(out, *paths, extra=(), memory_report=None):
-    """Run `autograder grade` in a child; returns (rows by student, output)."""
-    done = subprocess.run([*AUTOGRADER, "--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
-                           str(out), "--timeout", "1", *extra, *map(str, paths)],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr, done.stderr
+def grade(out, *paths, extra=(), in_a_process=False):
+    """Run `autograder grade` (the real command, in this process, unless `in_a_process`: what a child process
+    costs is then measured, or a failed defence could not take the tests down); returns (rows by student,
+    output)."""
+    args = ["--course", str(ROOT), "grade", "--assignment", "n-queens", "--out", str(out), "--timeout", "1",
+            *extra, *map(str, paths)]
+    if in_a_process:
+        done = subprocess.run([*AUTOGRADER, *args], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        output = done.stdout + done.stderr
+    else:
+        result = CliRunner().invoke(main, args, catch_exceptions=False)     # an exception fails the test
+        assert result.exit_code == 0, result.output
+        output = result.output
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len({r["student"] for r in rows}) == len(rows)
-    return {r["student"]: r for r in rows}, done.stdout + done.stderr
+    return {r["student"]: r for r in rows}, output
 
 
 def add(bundle, source, name):
@@ -227,7 +238,7 @@ def test_notebooks_too_deep_or_too_many_objects_are_refused_in_bounded_memory(tm
         handle.write(b'{}]}}')
     shutil.copy(ALICE, folder / "alice.ipynb")
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    rows, _ = grade(tmp_path / "out", folder)
+    rows, _ = grade(tmp_path / "out", folder, in_a_process=True)      # its peak memory is measured
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     for student in ("deep", "old-deep", "wide"):
         assert (rows[student]["status"], rows[student]["score"]) == ("invalid-notebook", "0"), rows[student]
@@ -243,9 +254,9 @@ def test_a_lone_surrogate_in_a_failing_cell_costs_nothing_on_every_run(tmp_path)
     for extra in ((), ("--regrade",)):
         rows, _ = grade(tmp_path / "out", folder, extra=extra)
         assert (rows["sam"]["score"], rows["sam"]["status"]) == ("5", "graded"), rows["sam"]
-    feedback = subprocess.run([*AUTOGRADER, "--course", str(ROOT), "feedback", "--out", str(tmp_path / "out")],
-                              capture_output=True, text=True, timeout=300)
-    assert feedback.returncode == 0, feedback.stderr
+    feedback = CliRunner().invoke(main, ["--course", str(ROOT), "feedback", "--out", str(tmp_path / "out")],
+                                  catch_exceptions=False)
+    assert feedback.exit_code == 0, feedback.output
 
 
 def test_a_gradebook_edited_by_hand_or_damaged_is_one_line_that_says_what_to_do(tmp_path):
@@ -270,10 +281,9 @@ def test_a_gradebook_edited_by_hand_or_damaged_is_one_line_that_says_what_to_do(
     for where, words in ((edited, "edited by hand"), (damaged, "damaged")):
         for command in (["grade", "--assignment", "n-queens", "--out", str(where), str(folder)],
                         ["feedback", "--out", str(where)]):
-            done = subprocess.run([*AUTOGRADER, "--course", str(ROOT), *command], capture_output=True, text=True,
-                                  timeout=300)
-            assert done.returncode == 1, (command, done.stdout, done.stderr)
-            assert "Traceback" not in done.stderr and done.stderr.startswith("autograder: error:"), done.stderr
+            done = CliRunner().invoke(main, ["--course", str(ROOT), *command], catch_exceptions=False)
+            assert done.exit_code == 1, (command, done.output)
+            assert done.stderr.startswith("autograder: error:"), done.stderr
             assert words in done.stderr or "not a usable gradebook" in done.stderr, done.stderr
 
 
