@@ -77,7 +77,7 @@ examples: install
 clean:
 	rm -rf $(VENV) $(STUDENT_VENV) build
 
-# Throwaway venvs for the other graders (autograder export, tests/test_engine_agreement.py,
+# Throwaway venvs for the other graders (autograder export, tests/export/test_engine_agreement.py,
 # benchmarks/grade_throughput.py): the [project.optional-dependencies] groups `otter`
 # and `nbgrader` of pyproject.toml, plus the student kernel's packages at our pins.
 OTTER_VENV := .venv-otter

@@ -11,7 +11,7 @@ each made distinct (a comment with its number in its first code cell), named
 s001-alice, s002-bob, ...  Ours and nbgrader grade the class as it is; only
 otter is given the class without the hand-ins it cannot finish (it has no cell
 time limit, so a top-level `while True` never ends: see
-tests/test_engine_agreement.py), and the output says which.
+tests/export/test_engine_agreement.py), and the output says which.
 
 ours:      `autograder grade --jobs J --out DIR CLASS`
 nbgrader:  `nbgrader autograde` in the nbgrader export's course folder (one command)

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -53,6 +54,15 @@ def nqueens_expected(nqueens):
     return nqueens.load_expected()
 
 
+@pytest.fixture(scope="session")
+def build_check_of_the_course():
+    """`autograder build --check` of the course as it ships (course.toml still names the example repository):
+    it runs every assignment's reference, so the tests that read its verdict or its output share one run."""
+    from click.testing import CliRunner
+    from autograder.cli.main import main
+    return CliRunner().invoke(main, ["--course", str(ROOT), "build", "--check"])
+
+
 def copy_course(destination):
     """The course's sources and generated files copied into `destination` (made if need be)."""
     destination.mkdir(parents=True, exist_ok=True)
@@ -62,6 +72,13 @@ def copy_course(destination):
         shutil.copytree(ROOT / folder, destination / folder)
     shutil.copytree(ROOT / "autograder" / "assignments", destination / "autograder" / "assignments")
     return destination
+
+
+def set_assignment_table(course_root, table):
+    """Replace course.toml's [assignment.n-queens] table (or add one) with the TOML lines `table`."""
+    path = course_root / "course.toml"
+    text = re.sub(r"(?ms)^\[assignment\.n-queens\]\n.*?(?=^\[|\Z)", "", path.read_text(encoding="utf-8"))
+    path.write_text(text.rstrip("\n") + "\n\n[assignment.n-queens]\n" + table, encoding="utf-8")
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
-"""Course gradebooks made by hand (gradebook.course_book dataclasses), for the tests of what is written from one."""
+"""Course gradebooks made by hand (publish/course/book.py dataclasses), for the tests of what is written from one."""
 
 from pathlib import Path
 
-from autograder.gradebook.course_book import AssignmentColumn, CourseBook, CourseRow, HistoryEvent, Mark
+from autograder.publish.course.book import AssignmentColumn, CourseBook, CourseRow, HistoryEvent, Mark
 from autograder.roster.store import Student
 
 IDS = ("bitwise-queens", "n-queens", "no-three-in-line", "uninformed-search")

@@ -37,7 +37,7 @@ import pytest
 from autograder.cli.main import main as autograder_main
 from conftest import ROOT, copy_course
 from nqueens.cli import main as nqueens_main
-from test_semester import CANVAS_ROSTER, canvas_zip
+from semesters import CANVAS_ROSTER, canvas_zip
 
 README = ROOT / "README.md"
 PAGES = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -171,7 +171,7 @@ def prose_lines(page):
 def prose_mentions(page):
     """Commands named in a page's prose, in backticks: `autograder VERB ...`, or `VERB --option ...` (a span may
     run over a line break, as Markdown lets it)."""
-    verbs = set(autograder_main.commands)
+    verbs = set(autograder_main.list_commands(click.Context(autograder_main)))   # verbs load lazily
     lines = prose_lines(page)
     text = "\n".join(line for _, line in lines)
     found = []
@@ -258,8 +258,11 @@ def _click_parses(group, program, args):
 def _command_for(group, words):
     """The click command a prose mention names, and the words after its name."""
     command, words = group, list(words)
-    while isinstance(command, click.Group) and words and words[0] in command.commands:
-        command, words = command.commands[words[0]], words[1:]
+    while isinstance(command, click.Group) and words:
+        sub = command.get_command(click.Context(command), words[0])   # loads a lazy verb's module
+        if sub is None:
+            break
+        command, words = sub, words[1:]
     return command, words
 
 

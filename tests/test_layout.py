@@ -13,11 +13,13 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "autograder"
 # In import order.  grade/ records each result in gradebook/ as it comes, so the store comes first;
-# build/ runs the reference through engine/ and grade/ (expected values, timings) and audit/ (the
-# mutation score it records), so it comes after them, though instructors run it first.
+# generate/ (`autograder build`) runs the reference through engine/ and grade/ (expected values, timings)
+# and audit/ (the mutation score it records), so it comes after them, though instructors run it first.
+# publish/ is `autograder release` and `gradebook`: no package is named like an output folder (build/,
+# release/), which a .gitignore line once hid from git.
 # similarity/ reads the gradebook and comes last but the CLI, so no student-facing stage can import it.
-STAGES = ("runtime", "core", "notebook", "intake", "roster", "engine", "gradebook", "grade", "audit", "build", "feedback",
-          "release", "export", "similarity", "cli")
+STAGES = ("runtime", "core", "notebook", "intake", "roster", "engine", "gradebook", "grade", "audit", "generate",
+          "feedback", "publish", "export", "similarity", "cli")
 TOP_LEVEL = {"__init__.py", "__main__.py", "runtime.py"}
 
 
@@ -113,3 +115,74 @@ def test_every_cli_function_is_short():
             if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 40:
                 long.append(f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
     assert long == []
+
+
+TESTS = ROOT / "tests"
+# Tests of the whole project rather than of one stage (the docs, and autograder/runtime.py, a module at the top).
+PROJECT_TESTS = {"test_layout.py", "test_repository.py", "test_packaging.py", "test_environment.py",
+                 "test_benchmarks.py", "test_runtime.py", "test_docs_commands.py"}
+
+
+def test_tests_are_laid_out_like_the_package():
+    """tests/<stage>/test_*.py holds each stage's tests, as otter's and nbgrader's tests mirror their packages;
+    tests/assignments/ the assignments', tests/nqueens/ the nqueens package's.  Folders with no test in them
+    (browser/, hostile/, gradebook/schemas/) are helpers and data; helper modules (conftest.py, minicourse.py,
+    semesters.py, ...) stay at the top, where every test imports them from."""
+    misplaced = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        relative = path.relative_to(TESTS)
+        if len(relative.parts) == 1 and relative.name not in PROJECT_TESTS:
+            misplaced.append(f"{relative}: a stage's test goes in tests/<stage>/ (the stage it tests)")
+        elif len(relative.parts) > 1 and relative.parts[0] not in (*STAGES[1:], "assignments", "nqueens"):
+            misplaced.append(f"{relative}: tests/{relative.parts[0]}/ is not a stage of autograder/")
+    assert misplaced == []
+    names = [path.name for path in TESTS.rglob("test_*.py")]
+    # pytest imports a test module by its file name (no __init__.py, so `from conftest import ...` works)
+    assert sorted(n for n in names if names.count(n) > 1) == []
+    # ... from its own folder: a test module imports another only beside it (shared helpers live at the top).
+    reaching = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imported = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            reaching += [f"{path.relative_to(TESTS)} imports {name}" for name in imported
+                         if name.startswith("test_") and not (path.parent / f"{name}.py").is_file()]
+    assert reaching == []
+
+
+# The engine's modules that run inside the sandbox, not in the grader: nothing outside engine/ imports them.
+ENGINE_SANDBOX_SIDE = {"zygote", "worker", "colab_standin"}
+
+
+def test_no_module_outside_the_engine_reads_its_internals():
+    """Other stages use the engine's public names only: no `_name` imported from it or read off one of its
+    modules, and none of the modules that run inside the sandbox (engine/__init__.py says which is which)."""
+    found = []
+    for path in _modules():
+        module, is_package = _module_name(path)
+        if _stage(module) == "engine":
+            continue
+        here = module.split(".") if is_package else module.split(".")[:-1]
+        bound = set()         # local names of engine modules
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = here[:len(here) - (node.level - 1)] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                if _stage(target) != "engine":
+                    continue
+                for alias in node.names:
+                    whole = f"{target}.{alias.name}"
+                    if alias.name.startswith("_") or set(whole.split(".")[2:]) & ENGINE_SANDBOX_SIDE:
+                        found.append(f"{module} imports {whole}")
+                    bound.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if _stage(alias.name) == "engine":
+                        if set(alias.name.split(".")[2:]) & ENGINE_SANDBOX_SIDE:
+                            found.append(f"{module} imports {alias.name}")
+                        bound.add(alias.asname or alias.name.split(".")[0])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                found.append(f"{module} reads {node.value.id}.{node.attr}")
+    assert found == []

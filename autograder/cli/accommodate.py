@@ -4,7 +4,7 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.listing import names
-from ..grade.refresh import refresh
+from ..grade.refresh import changing, refresh
 from ..roster.store import CourseRecords
 from .extend import warn_untimed
 from .numbers import DAYS, HOURS
@@ -43,17 +43,24 @@ def accommodate_command(course_root, group, extra_days, extra_hours, reason, add
             raise click.UsageError(f"a new accommodation needs --extra-days or --extra-hours ({group!r} is new)")
         seconds = ((extra_days or 0) * 86400 + (extra_hours or 0) * 3600
                    if extra_days is not None or extra_hours is not None else existing.extra_seconds)
-        members = [records.find(who).key for who in add]
-        records.accommodate(group, seconds, reason, members)
-        if remove:
-            records.remove_from_group(group, [records.find(who).key for who in remove])
-        rule = {a.name: a for a in records.accommodations()}[group]
-        if as_json:
-            emit_json({**rule.__dict__, "members": list(rule.members)})
-        else:
-            click.echo(f"{rule.describe()}: {len(rule.members)} member(s)")
-        for assignment_id in course.assignment_ids():
-            done = refresh(course, load_assignment(course, assignment_id), records)
-            if done:
-                say(f"applied to {done.out_dir / 'grades.csv'}", err=True)
-                warn_untimed(course, assignment_id, rule.members, records, f"the accommodation {group!r}")
+        # Every assignment's deadline moves: none may be being graded meanwhile (gradebook/lock.py).
+        with changing(course, course.assignment_ids()):
+            _set(course, records, group, seconds, reason, add, remove, as_json)
+
+
+def _set(course, records, group, seconds, reason, add, remove, as_json):
+    """The accommodation changed, and every graded assignment's gradebook refreshed."""
+    members = [records.find(who).key for who in add]
+    records.accommodate(group, seconds, reason, members)
+    if remove:
+        records.remove_from_group(group, [records.find(who).key for who in remove])
+    rule = {a.name: a for a in records.accommodations()}[group]
+    if as_json:
+        emit_json({**rule.__dict__, "members": list(rule.members)})
+    else:
+        click.echo(f"{rule.describe()}: {len(rule.members)} member(s)")
+    for assignment_id in course.assignment_ids():
+        done = refresh(course, load_assignment(course, assignment_id), records)
+        if done:
+            say(f"applied to {done.out_dir / 'grades.csv'}", err=True)
+            warn_untimed(course, assignment_id, rule.members, records, f"the accommodation {group!r}")

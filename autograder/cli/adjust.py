@@ -3,7 +3,7 @@
 import click
 
 from ..core.assignment import load_assignment
-from ..grade.refresh import current_score, not_graded_here, refresh
+from ..grade.refresh import changing, current_score, not_graded_here, refresh
 from ..roster.store import CourseRecords, RecordsError
 from .numbers import POINTS_CHANGE, SCORE
 from .options import grading_course
@@ -36,13 +36,18 @@ def adjust_command(course_root, assignment_id, who, points, score, allow_over, r
             _list(records, assignment_id, who, as_json)
             return
         if withdraw is not None:
-            adjustment = records.withdraw_adjustment(withdraw, reason)
-            message = f"withdrew adjustment #{withdraw} ({records.who(adjustment.student)}, {adjustment.assignment})"
-        else:
-            adjustment, message = _adjust(course, records, assignment_id, who, points, score, reason, allow_over)
-        assignment = load_assignment(course, adjustment.assignment)
-        done = refresh(course, assignment, records)
-        not_here = None if done else not_graded_here(course, records, assignment.id)
+            assignment_id = next((a.assignment for a in records.adjustments(all_of_them=True, ids=[withdraw])),
+                                 assignment_id)
+        # Not while the assignment is being graded: the change and its refresh wait (gradebook/lock.py).
+        with changing(course, [assignment_id] if assignment_id else []):
+            if withdraw is not None:
+                adjustment = records.withdraw_adjustment(withdraw, reason)
+                message = (f"withdrew adjustment #{withdraw} ({records.who(adjustment.student)}, "
+                           f"{adjustment.assignment})")
+            else:
+                adjustment, message = _adjust(course, records, assignment_id, who, points, score, reason, allow_over)
+            done = refresh(course, load_assignment(course, adjustment.assignment), records)
+        not_here = None if done else not_graded_here(course, records, adjustment.assignment)
     now = next((r for r in done.rows if r.student == adjustment.student), None) if done else None
     if as_json:
         emit_json({**adjustment.__dict__, "active": adjustment.active, "score_now": None if now is None else now.score})

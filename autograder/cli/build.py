@@ -5,7 +5,7 @@ import sys
 import click
 from rich.console import Console
 
-from ..build.generate import build
+from ..generate.generate import build
 from ..core.course import EXAMPLE_REPOSITORY, load_course
 
 console = Console(stderr=True)

@@ -6,7 +6,7 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.course import CourseError, late_rules, parse_deadline
-from ..grade.refresh import gradebook_dir, not_graded_here, refresh, untimed
+from ..grade.refresh import changing, gradebook_dir, not_graded_here, refresh, untimed
 from ..gradebook import Gradebook
 from ..gradebook.read import gradebook_path
 from ..roster.store import CourseRecords
@@ -35,19 +35,29 @@ def extend_command(course_root, assignment_id, who, until, reason, listing, with
         if listing:
             _list(records, assignment_id, as_json)
             return
-        student = None
         if withdraw is not None:
-            extension = records.withdraw_extension(withdraw)
-            assignment_id = extension.assignment
-            click.echo(f"withdrew extension #{withdraw} ({records.who(extension.student)}, {extension.assignment})")
-        else:
-            student = _grant(course, records, assignment_id, who, until, reason, as_json)
-        assignment = load_assignment(course, assignment_id)
-        done = refresh(course, assignment, records)
-        say(f"applied to {done.out_dir / 'grades.csv'}" if done else not_graded_here(course, records, assignment.id),
-            err=True)
-        if student is not None:
-            warn_untimed(course, assignment.id, [student.key], records, "the extension")
+            assignment_id = next((e.assignment for e in records.extensions(all_of_them=True, ids=[withdraw])),
+                                 assignment_id)
+        # Not while the assignment is being graded: the change and its refresh wait (gradebook/lock.py).
+        with changing(course, [assignment_id] if assignment_id else []):
+            _change(course, records, assignment_id, who, until, reason, withdraw, as_json)
+
+
+def _change(course, records, assignment_id, who, until, reason, withdraw, as_json):
+    """Grant or withdraw the extension, and refresh the assignment's gradebook."""
+    student = None
+    if withdraw is not None:
+        extension = records.withdraw_extension(withdraw)
+        assignment_id = extension.assignment
+        click.echo(f"withdrew extension #{withdraw} ({records.who(extension.student)}, {extension.assignment})")
+    else:
+        student = _grant(course, records, assignment_id, who, until, reason, as_json)
+    assignment = load_assignment(course, assignment_id)
+    done = refresh(course, assignment, records)
+    say(f"applied to {done.out_dir / 'grades.csv'}" if done else not_graded_here(course, records, assignment.id),
+        err=True)
+    if student is not None:
+        warn_untimed(course, assignment.id, [student.key], records, "the extension")
 
 
 def _list(records, assignment_id, as_json):

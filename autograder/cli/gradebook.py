@@ -24,7 +24,7 @@ from .output import JSON, NORMAL, emit_json, say
 def gradebook_command(course_root, target, sources, points_row, force, as_json):
     """Write the course gradebook for all assignments at once, with a file for each LMS to import."""
     # Imported here: matplotlib and openpyxl would cost every other command's start-up.
-    from ..release.course_gradebook import write_course_gradebook
+    from ..publish.course.write import write_course_gradebook
     course = grading_course(course_root)
     done = write_course_gradebook(course, target, _sources(course, sources), points_row, force)
     book = done.book

@@ -14,9 +14,10 @@ import click
 
 from ..core import course_file
 from ..core.assignment import load_assignment
-from ..build.generate import build as run_build
+from ..generate.generate import build as run_build
 from ..core.course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, check_branch, find_root, github_repository, load_course
-from ..core.lms_columns import ASSIGNMENT_COLUMN, LmsColumnsError, best_column, canvas_assignment_columns
+from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
+from ..roster.lms_files import RosterFileError, canvas_columns
 
 
 def _pairs(values, option, assignment_ids):
@@ -155,8 +156,8 @@ def _canvas_columns(answers, lms, export):
     if export is None:
         return []
     try:
-        columns = canvas_assignment_columns(export)
-    except LmsColumnsError as error:
+        columns = canvas_columns(export)
+    except RosterFileError as error:
         raise CourseError(str(error)) from None
     answers.say("Grade columns in the gradebook export:")
     for number, column in enumerate(columns, 1):

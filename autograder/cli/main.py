@@ -1,26 +1,36 @@
 """The `autograder` group: the course folder option, the version, and every verb."""
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import click
 
-from .accommodate import accommodate_command
-from .adjust import adjust_command
-from .audit import audit_command
-from .build import build_command
 from .errors import OneLineErrors
-from .export import export
-from .extend import extend_command
-from .feedback import feedback_command
-from .grade import grade_command
-from .gradebook import gradebook_command
-from .init import init_command
 from .output import NORMAL, QUIET, VERBOSE
-from .release import release_command
-from .report import report_command
-from .roster import roster_group
-from .similarity import similarity_command
+
+# Each verb's module, imported when that verb runs (or `--help` lists it): `autograder grade` need not load
+# matplotlib, openpyxl and the audit, which cost a second of CPU at every start of any verb.
+VERBS = {"accommodate": "accommodate:accommodate_command", "adjust": "adjust:adjust_command",
+         "audit": "audit:audit_command", "build": "build:build_command", "export": "export:export",
+         "extend": "extend:extend_command", "feedback": "feedback:feedback_command",
+         "grade": "grade:grade_command", "gradebook": "gradebook:gradebook_command", "init": "init:init_command",
+         "release": "release:release_command", "report": "report:report_command", "roster": "roster:roster_group",
+         "similarity": "similarity:similarity_command"}
+
+
+class Verbs(OneLineErrors):
+    """The top-level group: its verbs are loaded by name, when asked for (click's "lazily loading
+    subcommands" pattern)."""
+
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *VERBS})
+
+    def get_command(self, ctx, name):
+        if name in VERBS and name not in self.commands:
+            module, attribute = VERBS[name].split(":")
+            self.add_command(getattr(importlib.import_module(f".{module}", __package__), attribute), name)
+        return super().get_command(ctx, name)
 
 
 def _version():
@@ -30,7 +40,7 @@ def _version():
         return "unknown"
 
 
-@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Verbs, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(_version(), "--version", prog_name="autograder")
 @click.option("--course", "course_root", type=click.Path(file_okay=False, path_type=Path),
               help="The course folder (default: the one holding course.toml, at or above here).")
@@ -46,8 +56,3 @@ def main(ctx, course_root, quiet, verbose):
     ctx.obj = course_root
     ctx.meta["verbosity"] = QUIET if quiet else VERBOSE if verbose else NORMAL
 
-
-for _command in (build_command, grade_command, feedback_command, report_command, release_command, export,
-                 audit_command, init_command, roster_group, extend_command, accommodate_command, adjust_command,
-                 gradebook_command, similarity_command):
-    main.add_command(_command)

@@ -9,12 +9,13 @@ from ..core.course import load_course
 from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
+from ..gradebook import lock
 from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending
-from ..release.classroom import release_classroom, write_manifest
-from ..release.canvas_checks import check_canvas_columns
+from ..publish.classroom import release_classroom, write_manifest
+from ..publish.canvas_checks import check_canvas_columns
 from ..roster.store import CourseRecords, unusable
-from ..release.lms import release_lms
-from ..release.students import release_students
+from ..publish.lms import release_lms
+from ..publish.students import release_students
 from .options import ASSIGNMENT, graded_assignment
 
 
@@ -51,15 +52,22 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     click.echo(f"{assignment.id}: read {gradebook_path(out_dir)}" + (
         "" if course.is_grades_dir(assignment.id, out_dir)
         else f" (not the course's gradebook for {assignment.id}, {course.grades_dir(assignment.id)})"))
+    with lock.shared(out_dir):       # never while `grade` or `extend` changes it (gradebook/lock.py)
+        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force)
+    _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
+
+
+def _release(course, assignment, out_dir, target, kind, lms_column, force):
+    """(the kind released, its result, the pages) of one assignment's release, to the LMS or to clones."""
     waiting = _not_graded_yet(out_dir, assignment, force)
     pages = build_pages(course, assignment, out_dir)
-    waiting_keys = {key for _, key in waiting}
+    waiting_keys = {row.student for row in waiting}
     pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
-    tests, column = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id))
+    roster, column = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id))
     kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
         result = release_lms(assignment, pages, target, column, load_absent(out_dir, assignment.id), course.lms,
-                             [(name, key) for name, key in waiting], tests)
+                             waiting, roster)
         if result.test_accounts:
             click.echo(f"left out of every file (the LMS's test account): {names(result.test_accounts)}")
         if result.no_grade_row:
@@ -68,19 +76,19 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
         if result.blank:
             click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
                        err=True)
-    else:
-        if not target.is_dir():
-            raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
-        result = release_classroom(assignment, pages, target)
-        write_manifest(out_dir, assignment, target, result)
-    _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
+        return kind, result, pages
+    if not target.is_dir():
+        raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
+    result = release_classroom(assignment, pages, target)
+    write_manifest(out_dir, assignment, target, result)
+    return kind, result, pages
 
 
 def _not_graded_yet(out_dir, assignment, force):
-    """[(name, key)] of hand-ins not graded yet; refused (nothing released) unless `force`."""
+    """[PendingRow] of hand-ins not graded yet; refused (nothing released) unless `force`."""
     waiting = load_pending(out_dir, assignment.id)
     if waiting and not force:
-        people = [who if who == key else f"{who} ({key})" for who, key in waiting]
+        people = [row.name if row.name == row.student else f"{row.name} ({row.student})" for row in waiting]
         error = FeedbackError(f"{len(waiting)} hand-in(s) of {assignment.id} not graded yet, so nothing is "
                               f"released: {names(people)}")
         error.details = ("the grading run that held them was stopped: run the same `autograder grade ... --out "
@@ -91,19 +99,20 @@ def _not_graded_yet(out_dir, assignment, force):
 
 
 def _canvas_checks(course, assignment, column):
-    """(test account keys, the grade column) from the course's records; a Canvas column that is not in the
-    Canvas export, which Canvas's importer would make a new assignment of, is refused."""
+    """({key: roster Student}, the grade column) from the course's records (the roster gives each LMS file its
+    ids and flags the LMS's test accounts); a Canvas column that is not in the Canvas export, which Canvas's
+    importer would make a new assignment of, is refused."""
     records = CourseRecords.if_any(course)
     if records is None:
-        return [], column
+        return {}, column
     with records:
         broken = unusable(records, assignment.id)
         if broken:      # the grades this release would write are not known
             raise FeedbackError(broken[0])
-        tests = [s.key for s in records.students(include_off_roster=True) if s.test_student]
+        roster = {s.key: s for s in records.students(include_off_roster=True)}
         seen, points = records.lms_columns(), records.lms_points()
     if course.lms == "moodle":
-        return tests, column
+        return roster, column
     if column is None and seen:
         column = best_column(assignment.id, assignment.title, [h for h in seen if ASSIGNMENT_COLUMN.match(h)])
     refusals, warnings = check_canvas_columns(course, {assignment.id: column}, seen, points,
@@ -112,7 +121,7 @@ def _canvas_checks(course, assignment, column):
         raise FeedbackError(refusals[0])
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
-    return tests, column
+    return roster, column
 
 
 def _say_what_changed(kind, result, who):

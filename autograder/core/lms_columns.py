@@ -1,43 +1,19 @@
-"""Grade-column names from a Canvas gradebook export, and which one is which assignment.
+"""Canvas's grade-column names, and which one is which assignment.
 
 Canvas (Grades → Export → Export Entire Gradebook) writes a CSV whose header is
 `Student,ID,SIS User ID,SIS Login ID,[Integration ID,]Section,<assignments...>,
 <assignment-group and course totals...>`; each assignment's column is its name
 followed by its Canvas id in parentheses, `N-Queens (123456)`. A grade import
 must use that header exactly, or Canvas makes a new assignment: so
-course.toml's lms_column keeps it whole.
+course.toml's lms_column keeps it whole.  The export itself is read in one
+place, roster/lms_files.py (`canvas_columns`, and `read_roster` for its students).
 """
 
-import csv
 import difflib
 import re
-from .errors import AutograderError
 
 # Columns with an id in parentheses are assignments; totals ("Current Score") have none.
 ASSIGNMENT_COLUMN = re.compile(r"^(?P<name>.*\S)\s+\((?P<id>\d+)\)$")
-
-
-class LmsColumnsError(AutograderError):
-    """The file is not a Canvas gradebook export we can read."""
-
-
-def canvas_assignment_columns(path):
-    """The assignment columns of a Canvas gradebook export, in the file's order."""
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            header = next(csv.reader(handle), None)
-    except OSError as error:
-        raise LmsColumnsError(f"cannot read {path}: {error.strerror}") from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise LmsColumnsError(f"{path} is not a CSV file as Canvas exports it ({error})") from None
-    if not header or [h.strip() for h in header[:2]] != ["Student", "ID"]:
-        raise LmsColumnsError(f"{path} is not a Canvas gradebook export: its first columns are not "
-                              "`Student,ID` (Canvas: Grades → Export → Export Entire Gradebook)")
-    columns = [h.strip() for h in header if ASSIGNMENT_COLUMN.match(h.strip())]
-    if not columns:
-        raise LmsColumnsError(f"{path} has no assignment columns (`Name (id)`): create the assignments "
-                              "in Canvas first, then export the gradebook again")
-    return list(dict.fromkeys(columns))
 
 
 def _words(text):

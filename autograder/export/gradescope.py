@@ -26,7 +26,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from ..grade import explain
+from ..feedback import explain
 from . import results as results_module
 
 DEFAULT_ROOT = "/autograder"

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 OK, BAD, HIDDEN = "#1a7f37", "#cf222e", "#8250df"
 
 
-def _data_uri(figure):
+def data_uri(figure):
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -38,7 +38,7 @@ def score_histogram(scores, max_score, step=0.5):
         if count:
             axes.text(left + width / 2, count, str(int(count)), ha="center", va="bottom", fontsize=8)
     axes.spines[["top", "right"]].set_visible(False)
-    return _data_uri(figure)
+    return data_uri(figure)
 
 
 def pass_rates(labels, rates, hidden, narrow=False):
@@ -63,7 +63,7 @@ def pass_rates(labels, rates, hidden, narrow=False):
         from matplotlib.patches import Patch
         axes.legend(handles=[Patch(color=OK, label="public"), Patch(color=HIDDEN, label="hidden")],
                     loc="lower right", fontsize=8, frameon=False, bbox_to_anchor=(1.0, 1.0), ncol=2)
-    return _data_uri(figure)
+    return data_uri(figure)
 
 
 def _short(label, width=60):

@@ -13,13 +13,11 @@ value.
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from ..gradebook import UNGRADABLE
 from ..gradebook.store import late_word
 from .. import runtime
-from ..grade import explain
-from ..intake import identity
+from . import explain
 from . import plots
 from ..core import call_graph
 from ..gradebook.read import load_absent, load_submissions
@@ -119,20 +117,12 @@ def _cut(text):
     return text if len(text) <= RECEIVED_CHARS else text[:RECEIVED_CHARS] + " ..."
 
 
-def is_test_account(submission):
-    """Canvas's Test Student: named so (`studenttest` in its zips) in a hand-in that came from Canvas."""
-    head, colon, entry = submission.source.partition(":")
-    name = PurePosixPath(entry if colon and head.lower().endswith(".zip") else submission.source).name
-    from_canvas = submission.student.startswith("canvas:") or identity.canvas_prefix(name)
-    return bool(from_canvas) and explain.is_test_student(submission.display_name)
-
-
 def class_report(course, assignment, out_dir):
     # The LMS's own test account (Canvas's "Test Student") is listed, never counted: it is not a student.
     # Only Canvas has one: a Moodle (or any other) student called "Test Student" is a student.
     submissions, test_accounts = [], []
     for submission in load_submissions(out_dir, assignment.id):
-        (test_accounts if is_test_account(submission) else submissions).append(submission)
+        (test_accounts if explain.is_test_account(submission) else submissions).append(submission)
     absent = load_absent(out_dir, assignment.id)
     cases_by_name = {c.name: c for c in assignment.cases}
     stats = {}

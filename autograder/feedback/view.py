@@ -10,9 +10,10 @@ results give the same bytes.
 """
 
 from datetime import datetime
+from urllib.parse import quote
 
 from .. import runtime
-from ..grade import explain
+from . import explain
 from ..core import call_graph
 from ..core.course_file import deadline_text
 from ..gradebook.read import CaseRow
@@ -57,13 +58,16 @@ def _not_run(assignment):
 def notebook_link(submission, assignment, course):
     """(Colab URL, what it opens): the student's own file for a GitHub Classroom clone, else the template.
 
-    A Classroom hand-in's source is `<assignment id>-<user>/<path>` (maybe after
-    `zip name:`); its repository lives under the course repository's owner.
+    The gradebook keeps the clone's folder, named as the repository (`n-queens-alice`); the notebook's path
+    inside it follows it in the hand-in's source (`[zip name:]n-queens-alice/<path>`).  The repository lives
+    under the course repository's owner.
     """
-    parts = submission.source.rsplit(":", 1)[-1].split("/")
-    if len(parts) >= 2 and parts[0].startswith(f"{assignment.id}-") and parts[-1].endswith(".ipynb"):
+    repository = submission.repository or ""
+    head, found, inside = submission.source.partition(f"{repository}/") if repository else ("", "", "")
+    if found and (head == "" or head.endswith(":")) and inside.endswith(".ipynb"):
         owner = course.repository.removeprefix("https://github.com/").strip("/").split("/")[0]
-        url = f"https://colab.research.google.com/github/{owner}/{parts[0]}/blob/main/{'/'.join(parts[1:])}"
+        url = (f"https://colab.research.google.com/github/{owner}/{quote(repository)}/blob/main/"
+               f"{quote(inside)}")
         return url, "Open your notebook from your repository in Colab"
     return (course.colab_url(f"assignments/{assignment.id}/{assignment.notebook}"),
             "Open the original assignment in Colab (a fresh copy, not the notebook you handed in)")

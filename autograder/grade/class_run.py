@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.course import late_rules
 from ..engine.isolation import HIDES
 from ..engine.sandbox import Limits, Sandbox
-from ..gradebook import Gradebook
+from ..gradebook import Gradebook, lock
 from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import match
 from ..roster.store import CourseRecords, RecordsError
@@ -96,7 +96,7 @@ class GradeRun:
     other_assignments: list          # other assignments in the same gradebook
     csv_path: Path
     gradebook_path: Path
-    isolation: str = ""
+    isolation: str = ""              # the sandbox's layer; "" when no student code had to run
     notes: list = field(default_factory=list)
     wrong_assignment: str = ""       # one line when every hand-in is another assignment's
     absent: list = field(default_factory=list)   # [(student, name, status, deadline)]: roster students with no hand-in
@@ -156,19 +156,26 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     """
     events = events or GradeEvents()
     out = Path(out)
+    check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
+    times = read_times(Path(options.times)) if options.times else None
+    _check_writable(out, course)
+    # One run at a time in a folder (a background `grade &` and a second one, or `extend` meanwhile): the
+    # second says who holds it and changes nothing (gradebook/lock.py).
+    with lock.exclusive(out, options.command):
+        return _grade_class(course, assignment, inputs, out, options, events, times)
+
+
+def _grade_class(course, assignment, inputs, out, options, events, times):
+    """grade_class, with the folder's lock held."""
     rules = late_rules(course, assignment.id, options.deadline, options.late_policy, options.late_penalty,
                        options.late_cap)
     expected = assignment.load_expected()
     settings = assignment.settings(case_timeout=options.case_timeout, budget=options.submission_timeout,
                                    limit_floor=options.limit_floor, limit_factor=options.limit_factor)
     jobs = options.jobs or len(os.sched_getaffinity(0))
-    check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
-    records = read_times(Path(options.times)) if options.times else None
-    _check_writable(out, course)
     intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
                                                             options.student_pattern, options.classroom_prefix,
                                                             exclude=(str(out),)))
-    times = records
     records = CourseRecords.if_any(course) if options.roster else None
     if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
         _apply_times(intake, times, records)
@@ -208,18 +215,25 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
         graded_before = gradebook.students(assignment.id)
         gradebook.expect(None, assignment.id, todo + [h for h in intake.handins if h not in considered
                                                       and h.student not in graded_before], assignment.max_score)
-        # What the "users" layer must hide by file permissions (the others hide everything but the OS):
-        # the whole course folder (its .git and solutions too) and the hand-ins.
-        private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in inputs)]
-        with Sandbox(replace(Limits(), memory_mb=options.memory_mb), workdir=out, isolation=options.isolation,
-                     protect=private, protect_trees=[course.root]) as sandbox:
-            run_id = gradebook.start_run(assignment.id, options.command, jobs, sandbox.isolation)
-            events.isolation(sandbox.isolation, HIDES[sandbox.isolation], sandbox.cpu_groups, sandbox.protected,
-                             sandbox.lacks)
-            _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded)
-            gradebook.finish_run(run_id)
-            _keep_code(gradebook, considered)
-            isolation = sandbox.isolation
+        if any(h.status is None for h in todo):
+            # What the "users" layer must hide by file permissions (the others hide everything but the OS):
+            # the whole course folder (its .git and solutions too) and the hand-ins.
+            private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in inputs)]
+            with Sandbox(replace(Limits(), memory_mb=options.memory_mb), workdir=out, isolation=options.isolation,
+                         protect=private, protect_trees=[course.root]) as sandbox:
+                isolation = sandbox.isolation
+                run_id = gradebook.start_run(assignment.id, options.command, jobs, isolation)
+                events.isolation(isolation, HIDES[isolation], sandbox.cpu_groups, sandbox.protected, sandbox.lacks)
+                _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events,
+                           graded)
+        else:
+            # Nothing of a student's runs (all graded before, or none could be read): no sandbox is started,
+            # which costs a second for nothing; the rows of what could not be read are recorded all the same.
+            isolation = ""
+            run_id = gradebook.start_run(assignment.id, options.command, jobs, isolation)
+            _grade_all(assignment, expected, todo, None, jobs, settings, gradebook, run_id, key, events, graded)
+        gradebook.finish_run(run_id)
+        _keep_code(gradebook, considered)
     except KeyboardInterrupt:
         os.umask(mask)
         gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)

@@ -9,11 +9,14 @@ grades/<id>/, or what course.toml says), never where some `grade --out` last
 wrote: a trial run or `make demo` elsewhere cannot change what these verbs read.
 """
 
+import shlex
+import sys
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.course import late_rules
-from ..gradebook import Gradebook
+from ..gradebook import Gradebook, lock
 from ..gradebook.read import gradebook_path
 
 
@@ -40,6 +43,20 @@ def not_graded_here(course, records, assignment_id):
         text += (f" (it was graded into {legacy}, which is not the course's folder: move that folder to {folder}, "
                  f"or set grades = \"{legacy}\" in course.toml's [assignment.{assignment_id}])")
     return text
+
+
+@contextmanager
+def changing(course, assignment_ids):
+    """Hold the lock of each of these assignments' gradebook folders (those graded) while the block changes
+    the course's records and refreshes them: refused (GradebookBusy) before anything changes while a `grade`
+    run, or another such command, holds one (gradebook/lock.py)."""
+    command = shlex.join(["autograder", *sys.argv[1:]])
+    with ExitStack() as held:
+        for assignment_id in sorted(set(assignment_ids)):     # one order for every command
+            folder = gradebook_dir(course, assignment_id)
+            if folder is not None:
+                held.enter_context(lock.exclusive(folder, command))
+        yield
 
 
 def refresh(course, assignment, records):

@@ -2,17 +2,23 @@
 
 Only the counted hand-in of each student (`counted = 1`) is read: it is the
 one grades.csv reports.  Hidden cases come back with `call = None` (the
-gradebook never stores their inputs).
+gradebook never stores their inputs).  A gradebook of an earlier version is
+first brought to this one (schema.py) when this user may write it; one that
+stays older is read as it is, and what it never kept comes back as None.
 """
 
-import functools
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..core import database
 from ..core.errors import AutograderError
-from .code import read_code
 from ..core.sharing import check_access
-from .store import check_file
+from . import schema
+from .code import read_code
+from .schema import check_file
+from .store import Gradebook, GradebookError
 
 
 class FeedbackError(AutograderError):
@@ -62,6 +68,12 @@ class SubmissionRow:
     adjustment: float | None = None   # what the standing adjustments changed (score includes it)
     adjust_note: str = ""       # their reasons
     late_score: float | None = None   # the score before the adjustments
+    # Who the LMS said handed it in (gradebook/schema.py, version 2); all None in an older gradebook this
+    # user could not upgrade, where nothing says (release refuses then).
+    lms: str | None = ""
+    lms_id: str | None = ""
+    lms_prefix: str | None = ""
+    repository: str | None = ""
 
     @property
     def display_name(self):
@@ -86,29 +98,39 @@ def gradebook_path(out_dir):
 
 
 def _connect(out_dir):
+    """The gradebook, read-only, brought first to this version's schema when this user may write it."""
     path = gradebook_path(out_dir)
     if not path.is_file():
         raise FeedbackError(f"no gradebook at {path}: run `autograder grade --out {out_dir}` first")
     check_access(path, write=False)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        check_file(db, path)
+        check_file(db, path, FeedbackError)
         db.execute("SELECT 1 FROM submissions LIMIT 1")
+        if database.schema_version(db) < schema.VERSION and _may_write(path):
+            db.close()
+            _upgrade(path)
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.DatabaseError as error:
         raise FeedbackError(f"{path}: not a usable gradebook ({error}); move it aside and grade again, "
                             "or restore it from a backup") from None
     return db
 
 
-def _one_line_errors(function):
-    """A query that fails on a gradebook changed by hand is one line, never a traceback."""
-    @functools.wraps(function)
-    def wrapper(out_dir, *args, **kwargs):
-        try:
-            return function(out_dir, *args, **kwargs)
-        except sqlite3.DatabaseError as error:
-            raise FeedbackError(f"{gradebook_path(out_dir)}: {error} (was it edited by hand?)") from None
-    return wrapper
+def _may_write(path):
+    """SQLite writes a journal beside the file, so the folder must be writable too."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _upgrade(path):
+    try:
+        Gradebook(path).close()
+    except GradebookError as error:
+        raise FeedbackError(str(error)) from None
+
+
+_one_line_errors = database.one_line_errors(FeedbackError, where=lambda out_dir, *_: gradebook_path(out_dir),
+                                            note=" (was it edited by hand?)")
 
 
 @_one_line_errors
@@ -138,6 +160,12 @@ def choose_assignment(out_dir, assignment_id):
     return assignment_id
 
 
+IDENTITY = ("lms", "lms_id", "lms_prefix", "repository")
+# Read when the gradebook has them (older versions lack some): NULL otherwise.
+OPTIONAL_COLUMNS = ("name", "email", "late", "penalty", "late_note", "raw_score", "deadline", "deadline_note",
+                    "adjustment", "adjust_note", "late_score", *IDENTITY)
+
+
 @_one_line_errors
 def load_submissions(out_dir, assignment_id):
     """Every student's counted hand-in with its cases, ordered by student."""
@@ -147,14 +175,15 @@ def load_submissions(out_dir, assignment_id):
             "SELECT s.id, s.student, s.assignment, s.source, s.submitted_at, s.score, s.max_score, s.status, "
             "s.message, s.seconds, s.student_seconds, (SELECT COUNT(*) FROM submissions t "
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
-            f"{_optional(db, 'name', 'email', 'late', 'penalty', 'late_note', 'raw_score', 'deadline', 'deadline_note', 'adjustment', 'adjust_note', 'late_score')} "
+            f"{_optional(db, *OPTIONAL_COLUMNS)} "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment_id,)).fetchall()
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        known = "lms" in database.columns(db, "submissions")
         result = []
         for (sid, student, assignment, source, submitted_at, score, max_score, status, message, seconds,
              student_seconds, handins, name, email, late, penalty, late_note, raw_score, deadline, deadline_note,
-             adjustment, adjust_note, late_score) in rows:
+             adjustment, adjust_note, late_score, *who) in rows:
             cell_errors = tuple(CellError(cell=r[0] or 0, source=r[1] or "", error=r[2] or "") for r in db.execute(
                 "SELECT cell, source, error FROM cell_errors WHERE submission_id = ? ORDER BY position",
                 (sid,))) if "cell_errors" in tables else ()
@@ -174,7 +203,8 @@ def load_submissions(out_dir, assignment_id):
                 name=name or student, email=email or "", late=None if late is None else bool(late),
                 penalty=penalty or 0.0, late_note=late_note or "", raw_score=raw_score,
                 cell_errors=cell_errors, deadline=deadline or "", deadline_note=deadline_note or "",
-                adjustment=adjustment, adjust_note=adjust_note or "", late_score=late_score))
+                adjustment=adjustment, adjust_note=adjust_note or "", late_score=late_score,
+                **dict(zip(IDENTITY, [value or "" for value in who] if known else [None] * len(IDENTITY)))))
         return result
     finally:
         db.close()
@@ -232,14 +262,29 @@ def load_code(out_dir, assignment_id):
         db.close()
 
 
+@dataclass(frozen=True)
+class PendingRow:
+    """A hand-in set out to be graded and not graded yet (a run stopped half way)."""
+    student: str
+    name: str
+    lms: str | None = ""       # None: an older gradebook this user could not upgrade
+    lms_id: str | None = ""
+
+
 @_one_line_errors
 def load_pending(out_dir, assignment_id):
-    """[(name, student)] of hand-ins set out to be graded and not graded yet (a run stopped half way)."""
+    """[PendingRow] of hand-ins not graded yet, one per student, ordered by student."""
     db = _connect(out_dir)
     try:
         if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending'").fetchone():
             return []
-        return [(r[1] or r[0], r[0]) for r in db.execute(
-            "SELECT DISTINCT student, name FROM pending WHERE assignment = ? ORDER BY student", (assignment_id,))]
+        known = "lms" in database.columns(db, "pending")
+        rows = db.execute("SELECT student, name, " + ("lms, lms_id" if known else "NULL, NULL")
+                          + " FROM pending WHERE assignment = ? ORDER BY student, source", (assignment_id,))
+        found = {}
+        for student, name, lms, lms_id in rows:
+            found.setdefault(student, PendingRow(student, name or student, (lms or "") if known else None,
+                                                 (lms_id or "") if known else None))
+        return list(found.values())
     finally:
         db.close()

@@ -9,8 +9,9 @@ A student is keyed by the LMS's own id where there is one (intake/identity.py),
 with their name beside it.  Each hand-in keeps when it was handed in, where that
 time came from and the LMS's own late mark; `apply_lateness` derives late,
 how late, the penalty and the score after it from the raw score, so a changed
-deadline or policy needs no regrading.  New columns are added to an old
-gradebook when it is opened (and its rows re-keyed as their hand-ins come in).
+deadline or policy needs no regrading.  A gradebook of an earlier version is
+brought to this one when it is opened (schema.py), and rows keyed before LMS ids
+were keys are re-keyed as their hand-ins come in.
 """
 
 import functools
@@ -19,79 +20,14 @@ import sqlite3
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-from ..core import lateness
-from . import code
+from ..core import database, lateness
+from . import code, schema
 from ..core.course import LateRules
 from ..roster.store import apply_adjustments
 from ..core.csv_cells import Number, csv_text
 from ..core.errors import AutograderError
 from ..core.sharing import check_access, new_database
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY, assignment TEXT, started_at TEXT, finished_at TEXT,
-    command TEXT, jobs INTEGER, isolation TEXT);
-CREATE TABLE IF NOT EXISTS submissions (
-    id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs(id),
-    student TEXT NOT NULL, assignment TEXT NOT NULL, source TEXT,
-    sha256 TEXT NOT NULL, submitted_at TEXT, graded_at TEXT,
-    score REAL, max_score REAL, status TEXT, message TEXT, seconds REAL,
-    counted INTEGER NOT NULL DEFAULT 0,
-    grader_key TEXT, student_seconds REAL);
-CREATE TABLE IF NOT EXISTS case_results (
-    submission_id INTEGER REFERENCES submissions(id) ON DELETE CASCADE, position INTEGER,
-    name TEXT, function TEXT, hidden INTEGER, description TEXT,
-    call TEXT,  -- NULL for hidden cases: their inputs stay out of every export
-    points REAL, max_points REAL, status TEXT, message TEXT, received TEXT,
-    traceback TEXT, seconds REAL,
-    PRIMARY KEY (submission_id, position));
--- A notebook cell that raised an error or was stopped while the hand-in ran
--- (added later: CREATE IF NOT EXISTS gives old gradebooks the table too).
-CREATE TABLE IF NOT EXISTS cell_errors (
-    submission_id INTEGER REFERENCES submissions(id) ON DELETE CASCADE, position INTEGER,
-    cell INTEGER,   -- 1-based number among the notebook's code cells
-    source TEXT,    -- its first lines
-    error TEXT,
-    PRIMARY KEY (submission_id, position));
-CREATE INDEX IF NOT EXISTS submissions_by_student ON submissions (assignment, student);
--- Roster students with no hand-in: `missing` once their own deadline has passed, else `not-yet`
--- (rewritten at every refresh from the course's records, roster/store.py).
-CREATE TABLE IF NOT EXISTS absent (
-    assignment TEXT NOT NULL, student TEXT NOT NULL, name TEXT, status TEXT NOT NULL, score REAL,
-    max_score REAL, deadline TEXT, deadline_note TEXT, adjustment REAL, adjust_note TEXT,
-    PRIMARY KEY (assignment, student));
--- The late rules the last run applied (course.toml's, or its flags), so a refresh after
--- `extend` or `adjust` applies the same ones.
-CREATE TABLE IF NOT EXISTS late_rules (
-    assignment TEXT PRIMARY KEY, deadline TEXT, policy TEXT, penalty REAL, cap REAL);
--- Hand-ins a run set out to grade and has not graded yet: written before grading starts, each row removed
--- as its hand-in is recorded.  A run stopped half way (Ctrl-C, a crash) leaves the rest here, so those
--- students are `not-graded` (handed in, no grade yet), never `missing`, until a run grades them.
-CREATE TABLE IF NOT EXISTS pending (
-    assignment TEXT NOT NULL, student TEXT NOT NULL, name TEXT, source TEXT NOT NULL, sha256 TEXT NOT NULL,
-    submitted_at TEXT, max_score REAL, run_id INTEGER,
-    PRIMARY KEY (assignment, student, source, sha256));
--- Every grading of every hand-in, kept when a regrade replaces the submission's row: the history of what
--- was handed in (with the LMS's time) and of each regrade.
-CREATE TABLE IF NOT EXISTS grading_log (
-    assignment TEXT NOT NULL, student TEXT NOT NULL, source TEXT, sha256 TEXT, submitted_at TEXT,
-    time_source TEXT, graded_at TEXT, run_id INTEGER, score REAL, max_score REAL, status TEXT);
-"""
-
-# Added to `submissions` after its first version; ALTER TABLE adds them to an older gradebook.
-# key_version: NULL for rows written before students were keyed by LMS ids.
-ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), ("time_source", "TEXT"),
-                 ("raw_score", "REAL"), ("late", "INTEGER"), ("late_seconds", "REAL"), ("penalty", "REAL"),
-                 ("late_note", "TEXT"), ("key_version", "INTEGER"),
-                 # A file's modification time: orders two downloads of one hand-in; never judges lateness.
-                 ("file_time", "TEXT"),
-                 # Why the hand-in ran a second time with the generous cell limit ("" when it did not).
-                 ("rerun", "TEXT"),
-                 # From the course's records (roster/store.py), applied on top of the computed score:
-                 # late_score is the score after the late policy, score the one after the adjustments.
-                 ("late_score", "REAL"), ("adjustment", "REAL"), ("adjust_note", "TEXT"),
-                 ("deadline", "TEXT"), ("deadline_note", "TEXT"),
-                 ("on_roster", "INTEGER"))   # NULL: no roster; 0: a hand-in that matches nobody on it
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
@@ -119,43 +55,7 @@ def text(value):
 
 
 _UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
-# The columns each table must have: a gradebook edited by hand is refused in one line, not a traceback.
-REQUIRED_COLUMNS = {
-    "runs": {"id", "assignment", "started_at", "finished_at", "command", "jobs", "isolation"},
-    "submissions": {"id", "run_id", "student", "assignment", "source", "sha256", "submitted_at", "graded_at",
-                    "score", "max_score", "status", "message", "seconds", "counted", "grader_key",
-                    "student_seconds"},
-    "case_results": {"submission_id", "position", "name", "function", "hidden", "description", "call",
-                     "points", "max_points", "status", "message", "received", "traceback", "seconds"},
-    "cell_errors": {"submission_id", "position", "cell", "source", "error"},
-}
-
-
-def check_file(db, path):
-    """Refuse a damaged or hand-edited gradebook with one line that says what to do."""
-    problem = db.execute("PRAGMA quick_check(1)").fetchone()[0]
-    if problem != "ok":
-        raise GradebookError(f"{path} is damaged (SQLite: {problem}). Move it aside (e.g. `mv {path} "
-                             f"{path}.damaged`) and grade again, which grades every hand-in afresh, "
-                             "or restore it from a backup")
-    for table, columns in REQUIRED_COLUMNS.items():
-        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        if have and not columns <= have:
-            missing = ", ".join(sorted(columns - have))
-            raise GradebookError(f"{path}: table {table} lacks column(s) {missing}: was it edited by hand or "
-                                 "by another program? Restore it from a backup, or move it aside and grade "
-                                 "again")
-
-
-def _one_line_errors(method):
-    """Any SQLite failure after opening (a disk that fills, a file changed underneath) is a GradebookError."""
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.DatabaseError as error:
-            raise GradebookError(f"{self.path}: {error}") from None
-    return wrapper
+_one_line_errors = database.one_line_errors(GradebookError, where=lambda gradebook, *_: gradebook.path)
 
 
 class Gradebook:
@@ -165,25 +65,20 @@ class Gradebook:
             check_access(path)
             new_database(path)
             self.db = sqlite3.connect(path, check_same_thread=False)
-            check_file(self.db, path)
+            schema.check_file(self.db, path, GradebookError)
             self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.executescript(SCHEMA + code.SCHEMA)
-            check_file(self.db, path)
-            self._migrate()
+            # A gradebook of any earlier version is brought to this one (schema.py says what each step adds).
+            database.upgrade(self.db, schema.STEPS, path, GradebookError)
+            schema.check_file(self.db, path, GradebookError)
         except sqlite3.DatabaseError as error:
             raise GradebookError(f"{path}: not a usable gradebook ({error}); move it aside and grade again, "
                                  "or restore it from a backup") from None
+        self._legacy = self._has_legacy_keys()
 
     @_one_line_errors
-    def _migrate(self):
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(submissions)")}
-        with self.db:
-            for column, kind in ADDED_COLUMNS:
-                if column not in have:
-                    self.db.execute(f"ALTER TABLE submissions ADD COLUMN {column} {kind}")
-            self.db.execute("UPDATE submissions SET raw_score = score WHERE raw_score IS NULL")
-            self.db.execute("UPDATE submissions SET name = student WHERE name IS NULL")
-        self._legacy = self.db.execute("SELECT 1 FROM submissions WHERE key_version IS NULL LIMIT 1").fetchone()
+    def _has_legacy_keys(self):
+        """Rows keyed by name, from before students were keyed by LMS ids: `adopt` re-keys them."""
+        return self.db.execute("SELECT 1 FROM submissions WHERE key_version IS NULL LIMIT 1").fetchone()
 
     def close(self):
         self.db.close()
@@ -253,9 +148,10 @@ class Gradebook:
         is `not-graded`."""
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO pending VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO pending (assignment, student, name, source, sha256, submitted_at, "
+                "max_score, run_id, lms, lms_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [tuple(map(text, (assignment, h.student, h.name or h.student, h.source, h.sha256, h.submitted_at,
-                                  max_score, run_id))) for h in handins])
+                                  max_score, run_id, h.lms, h.lms_id))) for h in handins])
 
     @_one_line_errors
     def pending(self, assignment):
@@ -288,14 +184,15 @@ class Gradebook:
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
                 "score, max_score, status, message, seconds, grader_key, student_seconds, name, email, late_mark, "
-                "time_source, raw_score, key_version, file_time, rerun) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "time_source, raw_score, key_version, file_time, rerun, lms, lms_id, lms_prefix, repository) "
+                f"VALUES ({', '.join('?' * 26)})",
                 tuple(map(text, (run_id, handin.student, result.assignment, handin.source, handin.sha256,
                                  handin.submitted_at, _now(), result.score, result.max_score, result.status,
                                  result.message, result.seconds, grader_key, result.student_seconds,
                                  handin.name or handin.student, handin.email, _flag(handin.late_mark),
                                  handin.time_source, result.score, KEY_VERSION,
-                                 getattr(handin, "file_time", None), getattr(result, "rerun", "")))))
+                                 getattr(handin, "file_time", None), getattr(result, "rerun", ""),
+                                 handin.lms, handin.lms_id, handin.lms_prefix, handin.repository))))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -81,6 +81,7 @@ class Handin:
     time_source: str = ""              # where submitted_at (or the late mark) came from, for people
     lms: str = ""                      # canvas, moodle, gradescope, blackboard, d2l, ... (identity.Identity.lms)
     lms_id: str = ""                   # the LMS's own id of the student, when it gave one
+    lms_prefix: str = ""               # what the LMS pairs its feedback file by (identity.Identity.lms_prefix)
     companions: tuple = ()             # ((file name beside the notebook, Path), ...): the hand-in's other .py files
     file_time: str | None = None       # a file's modification time: orders two downloads, never judges lateness
     assignment: str | None = None      # the assignment its metadata names, when it names one
@@ -362,7 +363,7 @@ class _Walk(Downloads):
             kind = "an online text entry" if who.entry == "text" else "a website URL"
             self.add(Handin(who.key, _source(label, shown), None, None, "no-notebook",
                             f"the hand-in is {kind} ({shown}), not a notebook", name=who.name,
-                            late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+                            late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
                             time_source=_late_mark_source(who)))
             return
         suffix = PurePosixPath(name).suffix.lower()
@@ -375,14 +376,14 @@ class _Walk(Downloads):
             self.add(Handin(who.key, _source(label, shown), None, None, "wrong-file-type",
                             f"{PurePosixPath(who.original or name).name} is not a notebook (.ipynb) or Python "
                             "file (.py)", name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
-                            time_source=_late_mark_source(who)))
+                            lms_prefix=who.lms_prefix, time_source=_late_mark_source(who)))
         else:
             self.intake.ignored.append(_source(label, shown))
 
     def no_notebook(self, who, source, submitted_at, time_source, message, notes=()):
         self.add(Handin(who.key, source, None, submitted_at, "no-notebook", message, name=who.name,
                         email=who.email, time_source=time_source, lms=who.lms, lms_id=who.lms_id,
-                        notes=tuple(notes)))
+                        lms_prefix=who.lms_prefix, notes=tuple(notes)))
 
     def pattern(self, relative):
         if self.options.student_pattern:
@@ -402,7 +403,7 @@ class _Walk(Downloads):
         except zips.UnusableZip as error:
             self.add(Handin(who.key, label, None, None, error.status,
                             f"{PurePosixPath(label).name} is not a usable zip file: {error}", name=who.name,
-                            lms=who.lms, lms_id=who.lms_id))
+                            lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix))
             return None
         for original, renamed in sorted(unpacked.renamed.items()):
             self.intake.notes.append(f"{label}: the entry {renamed!r} was unpacked as {original!r} (its name "
@@ -523,7 +524,7 @@ class _Walk(Downloads):
             else:
                 self.add(Handin(who.key, source, None, when, "no-notebook",
                                 f"the repository {name} has no .ipynb file", name=who.name, time_source=how,
-                                lms=who.lms, lms_id=who.lms_id, repository=name))
+                                lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix, repository=name))
             return
         for link, notebook in candidates:
             self.found.append(Found(notebook, f"{source}/{display(link.relative_to(repo).as_posix())}", who,
@@ -569,14 +570,14 @@ class _Walk(Downloads):
                 shown = ", ".join(sorted(set(what))[:3]) + (" ..." if len(set(what)) > 3 else "") or "nothing"
                 self.add(Handin(key, source, None, None, "no-notebook", f"no notebook was handed in ({shown})",
                                 name=who.name, email=who.email, late_mark=who.late_mark, lms=who.lms,
-                                lms_id=who.lms_id, time_source=_late_mark_source(who)))
+                                lms_id=who.lms_id, lms_prefix=who.lms_prefix, time_source=_late_mark_source(who)))
                 have.add(key)
         for key, (found, source) in sorted(self.junk_only.items()):
             if key not in have:
                 self.add(Handin(found.key, source, None, None, "no-notebook",
                                 f"only a hidden or macOS resource-fork file ({source.rsplit('/', 1)[-1]}) was "
                                 "handed in, no notebook", name=found.name, late_mark=found.late_mark,
-                                lms=found.lms, lms_id=found.lms_id))
+                                lms=found.lms, lms_id=found.lms_id, lms_prefix=found.lms_prefix))
         self.layout_notes()
 
     def hand_ins(self, submission):
@@ -593,8 +594,9 @@ class _Walk(Downloads):
             handin = Handin(who.key, found.source, found.path, found.submitted_at, name=who.name,
                             email=who.email, late_mark=who.late_mark,
                             time_source=found.time_source or _late_mark_source(who), lms=who.lms,
-                            lms_id=who.lms_id, companions=mine, file_time=together or found.file_time,
-                            notes=(*found.notes, *submission.notes), repository=repository)
+                            lms_id=who.lms_id, lms_prefix=who.lms_prefix, companions=mine,
+                            file_time=together or found.file_time, notes=(*found.notes, *submission.notes),
+                            repository=repository)
             self.check_assignment(handin)
             self.add(handin)
 
@@ -689,7 +691,7 @@ def _read_or_empty(path):
 
 def _refused(who, source, error, submitted_at=None, time_source=""):
     return Handin(who.key, source, None, submitted_at, error.status, str(getattr(error, "message", error)),
-                  name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+                  name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
                   time_source=time_source or _late_mark_source(who))
 
 

@@ -86,6 +86,24 @@ def read_capped(path, limit=MAX_FILE_BYTES):
     return data
 
 
+def read_text(path, limit=MAX_FILE_BYTES):
+    """The text of a small file a person or an LMS wrote (a class list, a times file): read_capped's bytes,
+    decoded by decode_text."""
+    return decode_text(read_capped(path, limit))
+
+
+def decode_text(raw):
+    """Bytes as an LMS or a spreadsheet saves text: UTF-16 when a byte order mark says so (Blackboard's
+    `.xls` download, Excel's "Unicode text"), else UTF-8 with or without a BOM, else Latin-1 (Windows
+    exports), which decodes any bytes, so a file is never refused for its encoding alone."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16", "replace")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
 def entries(folder):
     """(path, kind) of a folder's entries, sorted by name; kind is dir, file, link or other (nothing followed)."""
     try:

@@ -83,6 +83,9 @@ class Identity:
     email: str = ""
     original: str = ""        # the file's own name, as the student named it (after the LMS's prefix)
     entry: str = ""           # canvas: "text" or "link" for a text or URL entry (an HTML file, not a hand-in)
+    lms_prefix: str = ""      # what the LMS pairs a feedback file by, kept in the gradebook for `release`:
+                              # Canvas's `lastfirst[_LATE]_userid_fileid_`, a flat Moodle download's
+                              # `Full Name_id_assignsubmission_file_`, or a Moodle folder's name and `/`
 
 
 def plain_stem(name):
@@ -102,24 +105,18 @@ def canvas_file(name):
         anonymous = match.group("anonymous")
         return Identity(f"canvas:anon_{anonymous}", f"anonymous {anonymous}", "canvas", f"anon_{anonymous}",
                         late_mark=bool(match.group("late")), original=match.group("original") or "",
-                        entry=match.group("kind") or "")
+                        entry=match.group("kind") or "",
+                        lms_prefix=name[:match.start("original")] if match.group("original") else "")
     match = CANVAS.match(name)            # an upload first: its file may be called text.html
     if match:
         return Identity(f"canvas:{match.group('user')}", match.group("student") or "", "canvas",
-                        match.group("user"), late_mark=bool(match.group("late")), original=match.group("original"))
+                        match.group("user"), late_mark=bool(match.group("late")), original=match.group("original"),
+                        lms_prefix=name[:match.start("original")])
     match = CANVAS_ENTRY.match(name)
     if match:
         return Identity(f"canvas:{match.group('user')}", match.group("student") or "", "canvas",
                         match.group("user"), late_mark=bool(match.group("late")), entry=match.group("kind").lower())
     return None
-
-
-def canvas_prefix(name):
-    """`name[_LATE]_userid_submissionid_` of a Canvas upload's file name (what Canvas pairs feedback by), or None."""
-    found = canvas_file(name)
-    if found is None or not found.original:
-        return None
-    return name[:len(name) - len(found.original)]
 
 
 def moodle_folder(name):
@@ -128,11 +125,11 @@ def moodle_folder(name):
     if not match:
         return None
     who = match.group("student").strip()
+    entry = "" if match.group("plugin") == "file" else match.group("plugin")
     if match.group("participant") is None:      # a team submission's "Default group": a name, no id
-        return Identity(f"moodle:{bare(who)}", who, "moodle", "",
-                        entry="" if match.group("plugin") == "file" else match.group("plugin"))
-    return Identity(f"moodle:{match.group('participant')}", who, "moodle", match.group("participant"),
-                    entry="" if match.group("plugin") == "file" else match.group("plugin"))
+        return Identity(f"moodle:{bare(who)}", who, "moodle", "", entry=entry, lms_prefix=f"{name}/")
+    return Identity(f"moodle:{match.group('participant')}", who, "moodle", match.group("participant"), entry=entry,
+                    lms_prefix=f"{name}/")
 
 
 def moodle_file(name):
@@ -146,7 +143,8 @@ def moodle_file(name):
     if not match or match.start() == 0:
         return None
     return Identity(f"moodle:{match.group('participant')}", name[:match.start()].strip(), "moodle",
-                    match.group("participant"), original=name[match.end():])
+                    match.group("participant"), original=name[match.end():],
+                    lms_prefix=name[:match.end()] if match.end() < len(name) else "")
 
 
 def blackboard_name(name):

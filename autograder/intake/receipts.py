@@ -39,6 +39,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from .files import decode_text
+
 MAX_RECEIPT_BYTES = 1024 * 1024
 # Zone abbreviations Blackboard prints that name one offset only (IST, for one, is India's and Ireland's).
 ZONES = {
@@ -68,7 +70,7 @@ class Receipt:
 
 def read_receipt(raw):
     """The Receipt in a Blackboard receipt's bytes (an empty Receipt when it says nothing we read)."""
-    text = _text(raw[:MAX_RECEIPT_BYTES])
+    text = decode_text(raw[:MAX_RECEIPT_BYTES])
     name = username = when = ""
     files, original, section, sections = [], None, None, {}
     for line in text.splitlines()[:10_000]:
@@ -159,11 +161,3 @@ def _month(word):
 _FULL_MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december"}
 
-
-def _text(raw):
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16", "replace")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")

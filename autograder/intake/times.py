@@ -52,13 +52,9 @@ class Record:
 def read_times(path):
     """The Records of a times file, or TimesError saying what is wrong with it."""
     try:
-        raw = files.read_capped(path, MAX_BYTES)
+        text = files.read_text(path, MAX_BYTES)
     except files.UnsafeFile as error:
         raise TimesError(f"--times {path}: {error}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         raise TimesError(f"--times {path}: the file is empty")

@@ -89,18 +89,29 @@ def read_roster(path):
         "download (Work Offline → Download) and D2L's grades export (Grades → Export)")
 
 
+def canvas_columns(path):
+    """The assignment columns (`Name (id)`) of a Canvas gradebook export, in the file's order.
+
+    The one reader of that export: `init` lists its columns with this, `roster import` reads its students
+    with read_roster, so a file one accepts the other does too (a `;`-separated export, as Canvas writes
+    it where the decimal mark is a comma; one headed `LastName,FirstName,ID`; a UTF-16 or Latin-1 file)."""
+    rows = _rows(path)
+    header = [h.strip() for h in rows[0]]
+    if not _is_canvas(header):
+        raise RosterFileError(f"{path} is not a Canvas gradebook export: its first columns are not `Student,ID` "
+                              "(or `LastName,FirstName,ID`) (Canvas: Grades → Export → Export Entire Gradebook)")
+    roster = _read_canvas(path, header, rows[1:])
+    if not roster.lms_columns:
+        raise RosterFileError(f"{path} has no assignment columns (`Name (id)`): create the assignments in Canvas "
+                              "first, then export the gradebook again")
+    return roster.lms_columns
+
+
 def _rows(path):
     try:
-        raw = files.read_capped(path, MAX_BYTES)
+        text = files.read_text(path, MAX_BYTES)
     except files.UnsafeFile as error:
         raise RosterFileError(f"{path}: {error}") from None
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = raw.decode("utf-16", "replace")
-    else:
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = raw.decode("latin-1")
     first = text.split("\n", 1)[0]
     delimiter = max((",", ";", "\t"), key=lambda d: (first.count(d), d == ","))
     try:

@@ -16,11 +16,11 @@ It holds what no single assignment's gradebook knows:
 Nothing here is ever computed into a score: each assignment's gradebook applies
 extensions and adjustments on top of the score it computed, every time it is
 refreshed (gradebook/store.py), so a regrade, new cases or a changed late
-policy leave them standing.
+policy leave them standing.  Its tables, what each identity column holds for each LMS,
+and how records of an earlier version are upgraded: schema.py.
 """
 
 import difflib
-import functools
 import getpass
 import math
 import sqlite3
@@ -29,34 +29,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from ..core import database
 from ..core.errors import AutograderError
 from ..core.sharing import check_access, new_database
+from . import schema
 
 FILE_NAME = "course.db"
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS students (
-    key TEXT PRIMARY KEY, name TEXT NOT NULL, sortable_name TEXT, lms TEXT, lms_id TEXT, sis_id TEXT,
-    login TEXT, email TEXT, section TEXT, test_student INTEGER NOT NULL DEFAULT 0,
-    on_roster INTEGER NOT NULL DEFAULT 1,   -- 0: a later import no longer lists them (dropped the course)
-    source TEXT, imported_at TEXT);
-CREATE TABLE IF NOT EXISTS aliases (alias TEXT PRIMARY KEY, student TEXT NOT NULL REFERENCES students(key));
-CREATE TABLE IF NOT EXISTS lms_columns (header TEXT PRIMARY KEY, seen_in TEXT);  -- and points (added later)
-CREATE TABLE IF NOT EXISTS accommodations (
-    name TEXT PRIMARY KEY, extra_seconds REAL NOT NULL, reason TEXT, granted_by TEXT, granted_at TEXT);
-CREATE TABLE IF NOT EXISTS group_members (
-    name TEXT NOT NULL REFERENCES accommodations(name) ON DELETE CASCADE, student TEXT NOT NULL,
-    PRIMARY KEY (name, student));
-CREATE TABLE IF NOT EXISTS extensions (
-    id INTEGER PRIMARY KEY, assignment TEXT NOT NULL, student TEXT NOT NULL, until TEXT NOT NULL,
-    reason TEXT, granted_by TEXT, granted_at TEXT, withdrawn_by TEXT, withdrawn_at TEXT);
-CREATE TABLE IF NOT EXISTS adjustments (
-    id INTEGER PRIMARY KEY, assignment TEXT NOT NULL, student TEXT NOT NULL,
-    points REAL, score REAL,              -- exactly one: points added (±), or the score it sets
-    reason TEXT NOT NULL, made_by TEXT, made_at TEXT, score_before REAL,
-    withdrawn_by TEXT, withdrawn_at TEXT, withdraw_reason TEXT);
-CREATE TABLE IF NOT EXISTS gradings (assignment TEXT PRIMARY KEY, out_dir TEXT NOT NULL, at TEXT);
-"""
 
 
 class RecordsError(AutograderError):
@@ -189,14 +167,7 @@ def duration_words(seconds):
     return " ".join(parts) or "no time"
 
 
-def _errors(method):
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.DatabaseError as error:
-            raise RecordsError(f"{self.path}: {error}") from None
-    return wrapper
+_errors = database.one_line_errors(RecordsError, where=lambda records, *_: records.path)
 
 
 def records_path(course):
@@ -218,10 +189,8 @@ class CourseRecords:
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 10000")
-            self.db.executescript(SCHEMA)
-            if "points" not in {r[1] for r in self.db.execute("PRAGMA table_info(lms_columns)")}:
-                with self.db:      # Canvas's Points Possible of each column, read from newer exports
-                    self.db.execute("ALTER TABLE lms_columns ADD COLUMN points REAL")
+            # Records of any earlier version are brought to this one (schema.py says what each step adds).
+            database.upgrade(self.db, schema.STEPS, self.path, RecordsError)
         except sqlite3.DatabaseError as error:
             raise RecordsError(f"{self.path}: not usable course records ({error}); restore it from a backup") \
                 from None

@@ -19,6 +19,34 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-dev-shm-usage"]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+# The two screens every page must fit (tests/feedback/test_pages_fit.py, the similarity page too).
+SCREENS = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1366, "height": 768}}
+
+# Elements wider than their container, or reaching past the viewport's right edge, and boxes that scroll
+# sideways (a table in a scrolling wrapper is still a table that does not fit). Only code (<pre>) may scroll:
+# what is inside it is the box's business, not the page's.
+OVERFLOWS = """() => {
+  const bad = [];
+  const width = document.documentElement.clientWidth;
+  const scrolls = el => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+  for (const el of document.querySelectorAll("body *")) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || getComputedStyle(el).position === "fixed") continue;
+    let inScroller = false;
+    for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+      if (scrolls(up)) { inScroller = true; break; }
+    }
+    if (scrolls(el) && el.tagName !== "PRE" && el.scrollWidth > el.clientWidth + 1)
+      bad.push(`${el.tagName.toLowerCase()}.${el.className} scrolls sideways: ${el.scrollWidth} px in ${el.clientWidth}`);
+    if (inScroller) continue;
+    const parent = el.parentElement.getBoundingClientRect();
+    const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + el.className : "");
+    if (box.right > width + 1) bad.push(`${name} ends at ${Math.round(box.right)} px, past the screen's ${width}`);
+    else if (el.parentElement !== document.body && box.right > parent.right + 1 && !scrolls(el.parentElement))
+      bad.push(`${name} ends at ${Math.round(box.right)} px, past its container's ${Math.round(parent.right)}`);
+  }
+  return {bad: bad.slice(0, 10), scrollWidth: document.documentElement.scrollWidth, width};
+}"""
 
 
 def require_browser():

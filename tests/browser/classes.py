@@ -24,6 +24,7 @@ from autograder.cli.main import main
 from autograder.core.course import load_course
 from autograder.engine.runner import CallOutcome
 from autograder.gradebook import Gradebook
+from autograder.gradebook.schema import legacy_identity
 from autograder.grade.handin import SubmissionResult
 from autograder.intake import Handin
 from autograder.grade.scoring import CaseResult, score_case
@@ -103,6 +104,16 @@ def case_results(assignment, expected, overrides=None):
     return results
 
 
+def _identity(spec, source, assignment):
+    """What intake says of a hand-in that came with this source: the LMS's own name at its top (a Canvas or
+    flat Moodle file, a Moodle folder), a Classroom clone's folder; `lms`, `lms_id`... in `spec` win."""
+    given = {k: spec[k] for k in ("lms", "lms_id", "lms_prefix", "repository") if k in spec}
+    if given:
+        return given
+    lms, lms_id, prefix, repository = legacy_identity(spec["student"], assignment.id, source)
+    return dict(lms=lms, lms_id=lms_id, lms_prefix=prefix, repository=repository)
+
+
 def fake_gradebook(out, students, assignment=None, expected=None):
     """`students`: [dict(student=..., source=..., status="graded", message="", cases=overrides or None,
     no_cases=False, seconds=1.0, cell_errors=[{"cell": 2, "source": ..., "error": ...}])]."""
@@ -117,7 +128,7 @@ def fake_gradebook(out, students, assignment=None, expected=None):
         cases = [] if spec.get("no_cases") else case_results(assignment, expected, spec.get("cases"))
         source = spec.get("source", f"{spec['student']}.ipynb")
         handin = Handin(spec["student"], source, None, spec.get("submitted_at", "2026-03-01T10:00:00"),
-                        sha256=spec.get("sha256", ""))
+                        sha256=spec.get("sha256", ""), **_identity(spec, source, assignment))
         result = SubmissionResult(
             student=spec["student"], assignment=assignment.id, path=source,
             score=round(sum(c.points for c in cases), 4), max_score=assignment.max_score,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Debian's Chromium for the browser tests (tests/test_report.py, tests/test_feedback.py).
+# Debian's Chromium for the browser tests (tests/feedback/test_report.py, tests/feedback/test_feedback.py).
 # Idempotent: does nothing when /usr/bin/chromium is already there.  Needs root (apt-get).
 set -eu
 if [ -x /usr/bin/chromium ]; then

@@ -13,7 +13,8 @@ def test_bitmask_count_matches_oeis(n):
     assert bitmask.count(n) == A000170[n]
 
 
-@pytest.mark.parametrize("n", [1, 5, 11, 12, 13, 14])
+# n = 14 takes seconds of CPU (365,596 solutions): the slow tier's (make test), the rest every time.
+@pytest.mark.parametrize("n", [1, 5, 11, 12, 13, pytest.param(14, marks=pytest.mark.slow)])
 def test_parallel_count_matches_oeis(n):
     assert parallel.count(n, workers=2) == A000170[n]
 

@@ -1,0 +1,307 @@
+"""Statuses and errors in plain words, and tracebacks kept short.
+
+The sentences here are generic, chosen by status or exception type, so none
+repeats a case's input.  `failure_summary` and `hidden_result` decide what
+may be said about a hidden case: never its message, only its kind.
+"""
+
+import builtins
+import re
+
+from .. import runtime
+
+# Why a whole hand-in did not run to a verdict on every case (submissions.status).
+SUBMISSION_STATUS = {
+    "timeout": ("Some checks ran out of time.",
+                "A function that never returns usually has a loop whose condition never becomes false, or a "
+                "recursion without a base case. Call it yourself in Colab on a small input and check that it "
+                "finishes; then make it do less work (stop as soon as the answer is known)."),
+    "memory": ("Some checks ran out of memory.",
+               "Look for a list that keeps growing, or for code that builds every possibility at once (all "
+               "permutations of a long list): work through them one at a time instead."),
+    "crashed": ("The Python process running your code stopped during some checks.",
+                "Do not call exit(), quit() or os._exit() in the notebook, and avoid code that can crash the "
+                "interpreter (very deep recursion). Run all cells in Colab and check that it reaches the end."),
+    "invalid-notebook": ("Your file could not be read as a Jupyter notebook, so nothing in it was run.",
+                         "In Colab use File → Download → Download .ipynb and hand in that file as it is, "
+                         "without opening or saving it in another program first."),
+    "unreadable": ("Your file could not be read, so nothing in it was run.",
+                   "Download the notebook again (File → Download → Download .ipynb) and hand it in again."),
+    "empty": ("Your hand-in has no code in it, so nothing could be run.",
+              "Save your work in Colab (File → Save) before you download it, and check that the file you hand "
+              "in is the notebook you worked on."),
+    "wrong-file-type": ("The file you handed in is not a notebook (.ipynb) or a Python file (.py).",
+                        "Hand in the notebook itself: in Colab, File → Download → Download .ipynb."),
+    "unsafe-path": ("Your zip holds a file whose path points outside the archive (or a link), so it was not "
+                    "unpacked.",
+                    "Hand in the .ipynb file itself rather than a zip."),
+    "too-large": ("Your hand-in is larger than the grader accepts.",
+                  "Clear the outputs (Edit → Clear all outputs), save, download the .ipynb again and hand in "
+                  "that file."),
+    "invalid-zip": ("Your zip file could not be opened.",
+                    "Hand in the .ipynb file itself, or make the zip again from the notebook."),
+    "wrong-language": ("Your notebook runs another language than Python (its kernel says so), so nothing in it "
+                       "was run.",
+                       "Open the assignment's notebook from its Colab badge, which runs Python, and write your "
+                       "code there; then hand in that notebook."),
+    "no-notebook": ("No notebook (.ipynb) was found in your hand-in.",
+                    "Check that your notebook is in the repository (commit and push it) or in the zip, "
+                    "with the .ipynb extension."),
+}
+
+# One case's result (case_results.status).
+CASE_STATUS = {
+    "passed": "passed",
+    "failed": "wrong answer",
+    "error": "raised an error",
+    "timeout": "ran out of time",
+    "memory": "ran out of memory",
+    "crashed": "crashed",
+    "not-run": "not run",
+}
+
+CASE_ADVICE = {
+    "failed": "Your function returned a value, but not the expected one.",
+    "slow": "Your function returned the right answer, but too slowly: it must beat the baseline by the factor "
+            "shown. Look for work done again and again that could be done once, or a search that could stop "
+            "earlier.",
+    "error": "Your function raised an error instead of returning a value.",
+    "timeout": "No answer came back within the time limit: the function loops forever or does far too much "
+               "work.",
+    "memory": "The function used more memory than allowed.",
+    "crashed": "The Python process stopped while running this check (exit() or a crash).",
+    "withheld": "Your function returned the right value here, but this check counts only together with the "
+                "checks it names: a function that returns the same answer whatever it is given would pass it "
+                "by chance. Make those checks pass and this one counts too.",
+}
+
+# Plain words for common exceptions, by type name.
+EXCEPTIONS = {
+    "NotImplementedError": "This function is not written yet: the `raise NotImplementedError` line is still "
+                           "there. Replace it with your code.",
+    "NameError": "Your code uses a name that does not exist when the function runs: check its spelling, and "
+                 "that the cell defining or importing it runs without an error.",
+    "UnboundLocalError": "A variable is used before it gets a value in this function.",
+    "TypeError": "A value of the wrong type was used: for example calling something that is not a function, "
+                 "indexing a number, or mixing numbers and strings.",
+    "IndexError": "Your code uses a list index that does not exist (past the end of the list).",
+    "KeyError": "Your code looks up a key that is not in the dictionary.",
+    "ValueError": "A function got a value it cannot work with (for example list.index of a missing item).",
+    "ZeroDivisionError": "Your code divides by zero.",
+    "AttributeError": "Your code uses an attribute or method the value does not have (check its type).",
+    "RecursionError": "The function calls itself too deeply: is there a base case that is always reached?",
+    "AssertionError": "An assert in your code failed.",
+    "MemoryError": "The function used more memory than allowed.",
+    "ModuleNotFoundError": "Your code imports a module that is not available to the grader; use only the "
+                           "standard library, numpy and sympy.",
+    "ImportError": "An import in your code failed; use only the standard library, numpy and sympy.",
+    "StopIteration": "next() was called on an iterator that had nothing left.",
+}
+
+_EXCEPTION_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::|$)")
+# The fixed first lines of runtime.explain_difference, which name no value: safe for a hidden case.
+_SAFE_FAILED = re.compile(r"^(wrong value|wrong value: the strings differ"
+                          r"|wrong value: the right items, in another order"
+                          r"|expected an? [a-z ]+, got (an? [a-z ]+|None)|only whitespace differs[a-z :,()\\]*)$")
+SLOW = "too slow"
+WITHHELD = "withheld"
+
+
+def submission_problem(status, message=""):
+    """(what happened, what to try) for a hand-in's status, or None when it ran normally."""
+    if status in SUBMISSION_STATUS:
+        return SUBMISSION_STATUS[status]
+    if status == "graded" and "cell" in (message or ""):
+        return ("Some notebook cells raised an error or were stopped when your notebook was run top to bottom.",
+                "A check that needs what such a cell defines then fails too. In Colab use Runtime → Restart "
+                "session and run all, and fix the first cell that fails.")
+    if status and status != "graded":
+        return (f"Your hand-in could not be graded normally ({status}).",
+                "Ask your TA what went wrong.")
+    return None
+
+
+def is_test_student(name):
+    """Is this the LMS's own test account?  Canvas names it "Test Student" (its submission zips spell it
+    "studenttest"); a teacher's "Student view" hands in as that account."""
+    return re.sub(r"[^a-z]", "", str(name).lower()) in ("teststudent", "studenttest")
+
+
+def is_test_account(submission):
+    """Canvas's Test Student, without a roster to flag it: a hand-in that came from Canvas (intake said so,
+    and the gradebook kept it) under that name.  Only Canvas has such an account: a Moodle (or any other)
+    student called "Test Student" is a student."""
+    return submission.lms == "canvas" and is_test_student(submission.display_name)
+
+
+def wrote_nothing(submission):
+    """An empty hand-in, or one where every check stopped at a `raise NotImplementedError` left in place
+    (the template handed in as it was)."""
+    if submission.status == "empty":
+        return True
+    rows = submission.cases
+    return bool(rows) and all(r.status == "error" and exception_name(r.message) == "NotImplementedError"
+                              for r in rows)
+
+
+def template_problem(first_function):
+    """(what happened, what to try) for a hand-in whose every check met a stub: said once, at the top.
+
+    It may be the template itself, or code whose every function calls one still a stub (a `get_n` left as
+    it was stops them all): the words fit both."""
+    return ("Every check stopped at a `raise NotImplementedError` line left from the template: your functions "
+            "are not written yet, or each of them calls one that is not.",
+            f"Start with `{first_function}`: replace its `raise NotImplementedError(...)` line between "
+            "`### BEGIN YOUR CODE` and `### END YOUR CODE`, run its check cell, and go on down the notebook. "
+            "If you did write code, check that you handed in the notebook you saved, not a fresh copy.")
+
+
+def exception_name(message):
+    """`NameError` from "NameError: name 'x' is not defined"; None when the message has no type.
+
+    The name is whatever the hand-in's class is called: only for what the student may see of a
+    public case, or for telling the stub's NotImplementedError apart.  A hidden case shows
+    `builtin_exception_name` instead."""
+    match = _EXCEPTION_NAME.match((message or "").strip())
+    return match.group(1) if match else None
+
+
+# Python's own exception classes: the only exception names a hidden case's feedback may show. A class
+# the notebook defines can be named anything (`type("Leak_0_2_4", (Exception,), {})` spells a hidden input).
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                               if isinstance(value, type) and issubclass(value, BaseException))
+NOTEBOOK_EXCEPTION = "an exception of a class the notebook defines"
+
+
+def builtin_exception_name(message):
+    """The exception's name when it is one of Python's own, else NOTEBOOK_EXCEPTION (None: no type at all)."""
+    name = exception_name(message)
+    if name is None:
+        return None
+    return name if name in BUILTIN_EXCEPTIONS else NOTEBOOK_EXCEPTION
+
+
+def error_words(message):
+    """Plain words for an error message, by its exception type."""
+    name = exception_name(message)
+    if name is None:
+        return "Your code raised an error while running this check."
+    return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} while running this check.")
+
+
+def is_slow(status, message):
+    """A right answer that came too slowly (compare = "faster_than"): status failed, message "too slow: ..."."""
+    return status == "failed" and (message or "").startswith(("too slow", "right answer, but"))
+
+
+def is_withheld(status, message):
+    """A right answer whose points a requirement withheld (grade/scoring.apply_requirements): status failed,
+    message "withheld: ...".  The message names only public calls and hidden checks' descriptions."""
+    return status == "failed" and runtime.is_withheld(message)
+
+
+def case_result(status, message=""):
+    if is_slow(status, message):
+        return SLOW
+    if is_withheld(status, message):
+        return WITHHELD
+    return CASE_STATUS.get(status, status or "not run")
+
+
+def failure_summary(status, message, hidden):
+    """One line about a case that did not pass, the same for every student who failed it the same way.
+
+    For a hidden case it never repeats its message (which could echo the
+    input): an exception's type is chosen by code, not by input, so it is
+    kept; a wrong value is named by its kind only when the message is one of
+    scoring's fixed sentences ("expected a bool, got a number").
+    """
+    message = (message or "").strip()
+    if status in ("timeout", "memory", "crashed", "not-run"):
+        return case_result(status)
+    if status == "failed":
+        if is_slow(status, message):
+            return SLOW
+        if is_withheld(status, message):
+            return message.splitlines()[0]      # the grader's own words: public calls, hidden descriptions
+        first = message.splitlines()[0] if message else ""
+        if not first or (hidden and not _SAFE_FAILED.match(first)):
+            return "wrong value"
+        return first
+    if status == "error" and hidden:
+        name = builtin_exception_name(message)
+        return f"{name} (message not shown: hidden case)" if name else "an error (message not shown: hidden case)"
+    return message or case_result(status)
+
+
+def hidden_result(status, message):
+    """The only words about a hidden case's result that students get (see failure_summary)."""
+    words = case_result(status, message)
+    if status == "error":
+        name = builtin_exception_name(message)
+        return f"{words} ({name})" if name else words
+    if status == "failed" and not is_withheld(status, message):
+        detail = failure_summary(status, message, hidden=True)
+        return words if detail in ("wrong value", words) else f"{words}: {detail}"
+    return words
+
+
+_LAST_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.*))?',
+                         re.M)
+
+
+def timeout_location(message, traceback):
+    """'stopped after 2 s in `is_solved`, line 6 (`while i < n:`)' from a timed-out case's student frames.
+
+    The worker keeps the student's frames at the moment it interrupts a case;
+    the last one is where the code was stuck.  None when there are none.
+    """
+    frames = list(_LAST_FRAME.finditer(traceback or ""))
+    if not frames:
+        return None
+    last = frames[-1]
+    seconds = re.search(r"within ([0-9.]+ ?s)", message or "")
+    code = (last.group("code") or "").strip()
+    where = f"in `{last.group('function')}`, line {last.group('line')}" + (f" (`{code}`)" if code else "")
+    reference = _REFERENCE.search(message or "")
+    return (f"stopped after {seconds.group(1) if seconds else 'the time limit'} {where}"
+            + (f"; {reference.group(0)}" if reference else ""))
+
+
+# grading.py adds this to a time-out's message where the reference's time is recorded.
+_REFERENCE = re.compile(r"the reference solution takes about [0-9.]+ m?s")
+
+
+def short_traceback(text, frames=3):
+    """The traceback of the student's own frames, at most `frames` of them, readably.
+
+    Keeps the first frame (where the check entered the student's code) and
+    the last ones (where the error happened).
+    """
+    blocks, current = [], []
+    for line in (text or "").splitlines():
+        if line.startswith("  File ") and current:
+            blocks.append(current)
+            current = []
+        current.append(line)
+    if current:
+        blocks.append(current)
+    blocks = [[_where(block[0]), *block[1:]] for block in blocks if block]
+    if len(blocks) > frames:
+        skipped = len(blocks) - frames
+        blocks = [blocks[0], [f"  ... ({skipped} more call{'s' if skipped > 1 else ''}) ..."],
+                  *blocks[-(frames - 1):]]
+    return "\n".join(line for block in blocks for line in block).rstrip()
+
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>.+)$')
+
+
+def _where(line):
+    match = _FRAME.match(line)
+    if not match:
+        return line
+    file = match.group("file")
+    if file.startswith("<ipython-input-") or file.startswith("<cell"):
+        return f"  in {match.group('function')}, line {match.group('line')} of its cell"
+    return line
