@@ -505,3 +505,58 @@ def test_a_call_whose_time_is_judged_is_sent_alone_even_when_timed_once(monkeypa
     assert [c.value for c in outcome.calls] == [1, 2, 3]
     timed = events.index("g")
     assert events[:timed].count("answer") == 3 and events[timed + 1] == "answer"
+
+
+# What a hand-in could find of the grader's requests in its own process: the worker's queue and read buffer
+# (through gc, as the red team did), and every request dict still alive.  Returned as text.
+QUEUE_READER = '''
+import gc, json
+
+def _held():
+    found = []
+    for thing in gc.get_objects():
+        if type(thing).__name__ == "_Channel":
+            found.append(bytes(thing._buffer).decode(errors="replace"))
+            found += [json.dumps(request) for request in thing._waiting]
+        elif type(thing) is dict and thing.get("op") in ("call", "cell"):
+            found.append(json.dumps(thing))
+    return "\\n".join(found)
+
+def peek(x):
+    return _held()
+'''
+
+
+def _sealed_calls(*texts_and_sealed):
+    return [{**parse_call(text).encoded(), "sealed": sealed} for text, sealed in texts_and_sealed]
+
+
+def test_no_sealed_call_is_in_the_worker_while_an_open_call_or_another_sealed_one_runs():
+    """Issue 32, item 1: requests went up to 16 ahead, hidden ones behind public ones, so a public case could read
+    the hidden calls queued in its worker (through gc) and raise them in a message its feedback shows.  A sealed
+    call (a hidden case) is written only on its turn, with nothing before it unanswered and nothing behind it."""
+    calls = _sealed_calls(("peek(1)", False), ("peek(2)", False), ("peek('SEALED-1')", True),
+                          ("peek('SEALED-2')", True), ("peek('SEALED-3')", True))
+    outcome = runner.run(shared_sandbox(), 0, [QUEUE_READER], calls, [2.0] * len(calls), 3.0, 60.0)
+    assert [c.status for c in outcome.calls] == ["ok"] * 5
+    seen = [c.value for c in outcome.calls]
+    assert "SEALED" not in seen[0] + seen[1]
+    assert "SEALED-2" not in seen[2] and "SEALED-3" not in seen[2] + seen[3]
+    assert "SEALED-1" in seen[2]            # (the probe does see the request it is answering)
+
+
+def test_no_sealed_call_is_sent_behind_the_last_cell():
+    """A cell's error message is shown too: with only sealed calls left, none goes behind the last cell."""
+    calls = _sealed_calls(("peek('SEALED-1')", True), ("peek('SEALED-2')", True))
+    outcome = runner.run(shared_sandbox(), 0, [QUEUE_READER, "raise ValueError(_held())"], calls, [2.0] * 2,
+                         3.0, 60.0)
+    assert [index for index, _ in outcome.cell_errors] == [1]
+    assert "SEALED" not in outcome.cell_errors[0][1]
+
+
+def test_a_sealed_call_never_comes_before_an_open_one():
+    """A hand-in that keeps the inputs it is called with could hand a sealed one back in a later open call's
+    value or message: the engine refuses that order, whoever builds the calls."""
+    calls = _sealed_calls(("peek('SEALED-1')", True), ("peek(1)", False))
+    with pytest.raises(ValueError, match="sealed"):
+        runner.run(shared_sandbox(), 0, [QUEUE_READER], calls, [2.0] * 2, 3.0, 60.0)

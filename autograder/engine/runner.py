@@ -55,8 +55,10 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     `budget` caps the whole run; calls left when it is spent are not run.
     `until(index, outcome)`, when given, may return True to stop after that
     call: the outcomes then end there (the audit needs only a mutant's first
-    failing case).
+    failing case).  A call with "sealed": True (a hidden case) must not be learnt before its turn: it comes
+    after every other call, and is never sent ahead (see sealed).
     """
+    _check_sealed_last(calls)
     started = time.monotonic()
     # The budget counts the time the hand-in's processes ran or slept, not the
     # time they waited for a CPU (Worker.charged); the wall clock only backs it up.
@@ -190,10 +192,33 @@ def _run_cells(worker, cells, skipped, stopped, timeout, budget_left, reserve, s
 
 def _first_call(calls, timeouts, index, fork_runners, until):
     """(the call `index`, its limit) to send behind the last cell, or None: only a call the worker will
-    answer itself (no case runner), timed once, and not in the audit (which may stop before it)."""
-    if fork_runners or until is not None or index >= len(calls) or timed_alone(calls[index]):
+    answer itself (no case runner), timed once, not sealed, and not in the audit (which may stop before it)."""
+    if fork_runners or until is not None or index >= len(calls) or timed_alone(calls[index]) \
+            or sealed(calls[index]):
         return None
     return calls[index], timeouts[index]
+
+
+def sealed(call):
+    """Must the call's input stay unknown to the hand-in until its turn (a hidden case)?
+
+    Whatever a request sent ahead is queued behind can read it (the worker's queue is in the student's own
+    process, through gc, and so is the pipe it comes down), and what that request answers, its value, its
+    message, its pass or fail, is shown to the student.  So a sealed call is written only on its turn, when
+    the worker has answered everything before it, and nothing is written behind it: not behind a cell, not
+    behind an open call, not behind another sealed one (whose own result, however few its words, could
+    otherwise carry a later input)."""
+    return call.get("sealed") is True
+
+
+def _check_sealed_last(calls):
+    """A hand-in that keeps the inputs it is called with could hand a sealed one back in a later open call's
+    value or message, which its feedback shows: every sealed call comes after every open one."""
+    seen_sealed = False
+    for call in calls:
+        if seen_sealed and not sealed(call):
+            raise ValueError("a sealed call (a hidden case) came before an open one: every open call must run first")
+        seen_sealed = seen_sealed or sealed(call)
 
 
 def timed_alone(call):
@@ -210,14 +235,14 @@ _MOST_AHEAD = 16
 def _next_calls(calls, timeouts, index, budget_after):
     """[(a call after `index`, its limit), ...] in order, to send ahead of their turn.
 
-    Only calls timed once, after a call timed once (a case that judges speed is timed alone, from its
-    own request), and each only while the budget left after every call before it has used its whole
+    Only open calls (never a sealed one, see sealed) timed once, after an open call timed once (a case that
+    judges speed is timed alone, from its own request), and each only while the budget left after every call before it has used its whole
     limit still gives it its full limit, so the limit sent ahead is the one it would have had anyway."""
     ahead = []
-    if timed_alone(calls[index]):
+    if timed_alone(calls[index]) or sealed(calls[index]):
         return ahead
     for following in range(index + 1, min(len(calls), index + 1 + _MOST_AHEAD)):
-        if timed_alone(calls[following]) or budget_after <= timeouts[following]:
+        if timed_alone(calls[following]) or sealed(calls[following]) or budget_after <= timeouts[following]:
             break
         ahead.append((calls[following], timeouts[following]))
         budget_after -= timeouts[following]

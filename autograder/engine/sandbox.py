@@ -415,6 +415,8 @@ class Worker:
         self._call_requests = {}  # id(call) -> (call, its request): built once per call, not once per exchange
         self._epoch = 0  # requests carry it; the worker drops queued ones of an epoch cancelled (worker._Channel)
         self._interrupted_last = False  # the grader interrupted the last request it waited for
+        # A cancel was written and no answer read since: the worker may still be running what was cancelled.
+        self._unsettled = False
         self.runner = None  # pid of the live case runner, as seen from here (checked to be our child)
         self._runner_fd = None  # a pidfd for it: liveness and signals without a pid race
         self.runners_started = 0
@@ -490,6 +492,9 @@ class Worker:
         runner = self.runner
         if runner != self.pid:
             ahead = ()  # a runner that crashes would leave the next call for the worker to run: one at a time
+        if call.get("sealed") is True and (ahead or self._queue or self._unsettled):
+            # (runner.sealed: never written beside another request; the runner never asks it.)
+            raise RuntimeError("a sealed call would have shared its worker with another request")
         try:
             reply, timed_out = self._exchange(self._call_request(call), limit, runner, "call",
                                               ahead=[(self._call_request(c), t) for c, t in ahead])
@@ -642,6 +647,7 @@ class Worker:
                 pass  # the worker has ended: nothing it was sent runs
             self._forget_queue()
             self._epoch += 1
+            self._unsettled = True
 
     def _forget_queue(self):
         self._queue.clear()
@@ -689,6 +695,7 @@ class Worker:
             if reply.get("id") != number:
                 raise replies.BadReply("it wrote something other than the answer to the grader's request")
             self._interrupted_last = interrupted_at is not None
+            self._unsettled = False  # it answers in order: what was cancelled before this is over
             return replies.check(kind, reply), interrupted_at is not None
 
     def _check_disk(self):
@@ -753,7 +760,8 @@ def cell_request(code):
 
 
 def call_request(call):
-    return {"op": "call", **call}
+    """What the worker is sent for a call: the call alone (how the grader times or seals it is the grader's)."""
+    return {"op": "call", "function": call["function"], "args": call["args"], "kwargs": call["kwargs"]}
 
 
 def _cpu_tolerance(limit):

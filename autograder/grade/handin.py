@@ -114,9 +114,11 @@ def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, u
     # feedback shows.  (The audit, which stops at a mutant's first failure, keeps the table's order.)
     order = list(range(len(cases))) if until is not None else sorted(range(len(cases)), key=lambda i: cases[i].hidden)
     ordered = [cases[i] for i in order]
-    # A speed case's time is judged: it runs on its own, whatever its repeat (runner.timed_alone).
-    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1), "timed": case.compare == "faster_than"}
-             for case in ordered]
+    # A speed case's time is judged: it runs on its own, whatever its repeat (runner.timed_alone).  A hidden
+    # case's input is sealed: never in the worker before its turn (runner.sealed).  The audit grades the
+    # course's own mutants, which have nothing to learn.
+    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1), "timed": case.compare == "faster_than",
+              "sealed": case.hidden and until is None} for case in ordered]
     limit_of = dict(zip((c.name for c in assignment.cases), settings.case_limits))
     timeouts = [limit_of.get(case.name) or case.timeout or settings.case_timeout or assignment.case_timeout
                 for case in ordered]
