@@ -28,7 +28,7 @@ def read_csv(path):
 
 
 def sandbox_processes():
-    """Processes under a grading slot's user id whose zygote is gone (see isolation.slot_uid).
+    """Processes under a worker's user id whose sandbox's zygote is gone (see isolation.worker_uid).
 
     Other sandboxes may be running at the same time (other tests, other graders):
     their slots' processes are theirs, not leftovers.
@@ -44,7 +44,7 @@ def sandbox_processes():
         except OSError:
             pass
     return [pid for pid, uid in uids.items()
-            if uid >= isolation.slot_uid(0, 0) and (uid - isolation.slot_uid(0, 0)) // isolation.MAX_SLOTS not in live]
+            if isolation.sandbox_of_uid(uid) is not None and isolation.sandbox_of_uid(uid) not in live]
 
 
 # Limits tighter than the defaults (a 0.1 s floor, 10x the reference): the loopers here cost a sixth of
@@ -227,3 +227,34 @@ def test_a_classmates_hog_costs_honest_hand_ins_nothing(tmp_path):
     assert {s: (r["score"], r["status"]) for s, r in rows.items() if s != "aaa-hog"} == \
         {s: ("5", "graded") for s in ("alice", "grace", "niaj", "alice-again", "grace-again")}
     assert sandbox_processes() == []
+
+
+def test_a_hand_in_the_grader_failed_on_is_graded_again_once_in_a_fresh_slot(tmp_path, monkeypatch):
+    """Issue 32, items 3-5: the hand-in after one that left its slot unclean was charged for it (0 as `graded`,
+    or a `grader-error` a plain rerun kept).  Whatever the grader fails on is graded again at once, in a slot
+    with a new zygote, user ids and folders; only a second failure is a `grader-error` row."""
+    from autograder.engine.sandbox import Sandbox, SandboxError
+    from autograder.grade import pool as scheduler
+
+    real_grade, failures, renewed = scheduler.grade, [], []
+
+    def fails_once(assignment, expected, student, path, sandbox, slot, *rest, **options):
+        if student == "alice" and not failures:
+            failures.append(slot)
+            raise SandboxError("slot 0's zygote could not start a worker (this slot could not be cleaned up)")
+        return real_grade(assignment, expected, student, path, sandbox, slot, *rest, **options)
+
+    real_renew = Sandbox.renew
+    monkeypatch.setattr(scheduler, "grade", fails_once)
+    monkeypatch.setattr(Sandbox, "renew", lambda self, slot: (renewed.append(slot), real_renew(self, slot))[1])
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("alice", "grace"):
+        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(tmp_path / "out"), str(folder)])
+    assert result.exit_code == 0, result.output
+    rows = read_csv(tmp_path / "out" / "grades.csv")
+    assert {s: (r["score"], r["status"]) for s, r in rows.items()} == {"alice": ("5", "graded"),
+                                                                        "grace": ("5", "graded")}
+    assert renewed == failures

@@ -560,3 +560,60 @@ def test_a_sealed_call_never_comes_before_an_open_one():
     calls = _sealed_calls(("peek('SEALED-1')", True), ("peek(1)", False))
     with pytest.raises(ValueError, match="sealed"):
         runner.run(shared_sandbox(), 0, [QUEUE_READER], calls, [2.0] * 2, 3.0, 60.0)
+
+
+def test_a_hand_ins_files_that_cannot_be_put_beside_it_are_the_graders_failure_never_a_score():
+    """Issue 32, item 3: a classmate whose code lives in a helper module scored 0.0 as `graded` when the grader
+    could not put the module in a folder the hand-in before had wrecked.  Nothing of a hand-in has run when its
+    files are put: a failure there is the grader's (SandboxError: graded again in a fresh slot, or a
+    `grader-error` row), never a score without the files."""
+    from autograder.engine.sandbox import SandboxError
+    with pytest.raises(SandboxError, match="files could not be put beside it"):
+        runner.run(shared_sandbox(), 0, ["import helper"], [parse_call("f(1)").encoded()], [2.0], 3.0, 60.0,
+                   files={"x" * 300 + ".py": b"def f(x):\n    return x\n"})     # a name no file system takes
+
+
+def test_a_slot_that_cannot_be_cleaned_is_replaced_and_the_next_hand_in_is_not_charged():
+    """A folder its slot's zygote cannot remove (made immutable here, as nothing a hand-in may do could make it):
+    the zygote hands over no other worker after it; the slot gets a new zygote, with user ids and folders of
+    its own, and the hand-ins after it are graded as ever.  The folder stayed hidden meanwhile."""
+    import shutil
+    import subprocess
+    from autograder.engine import isolation
+    if os.geteuid() != 0 or not shutil.which("chattr") or isolation.landlock_abi() < 1:
+        pytest.skip("needs root (chattr +i) and Landlock")
+    import tempfile
+    from pathlib import Path
+    workdir = Path(tempfile.mkdtemp(prefix="autograder-unclean-"))
+    workdir.chmod(0o755)   # (a worker's user id must reach its folder: pytest's own is root's alone)
+    with Sandbox(isolation="landlock", workdir=workdir) as sandbox:
+        first = sandbox.worker(0)
+        reply = first.run_cell("open('stuck', 'w').write('x')", 5)
+        assert reply["ok"], reply
+        stuck = sandbox.folder / "home" / first.home / "stuck"
+        subprocess.run(["chattr", "+i", str(stuck)], check=True)
+        zygote = _parent_of(first.pid)
+        try:
+            first.close()
+            second = sandbox.worker(0)             # asked for as the first closed: its zygote's still
+            assert second.run_cell("x = 1", 5)["ok"]
+            second.close()
+            time.sleep(0.5)                        # the zygote, idle, fails to remove the first's folder
+            third = sandbox.worker(0)
+            assert third.run_cell("import os\nassert not os.listdir('.')", 5)["ok"]
+            assert _parent_of(third.pid) != zygote
+            lane = _uid_of(third.pid) - isolation.worker_uid(sandbox.zygote.pid, 0)
+            assert lane >= 2                       # not the first zygote's lanes: 0 and 1
+            third.close()
+            hidden = sandbox.folder / "home" / ".ended" / first.home
+            assert hidden.is_dir() and (hidden.stat().st_mode & 0o777) == 0
+        finally:
+            for found in (stuck, sandbox.folder / "home" / ".ended" / first.home / "stuck"):
+                subprocess.run(["chattr", "-i", str(found)], capture_output=True)
+    shutil.rmtree(workdir)
+
+
+def _parent_of(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
+

@@ -55,18 +55,31 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 CAP_SYS_ADMIN = 21
 
-MAX_SLOTS = 256
+MAX_SLOTS = 128   # grading slots at once (--jobs)
 # Inside a user namespace the worker is this user; outside it is the grader's.
 INNER_ID = 1000
 
+# As root every worker runs under a user id of its own "lane".  A slot's zygote has two lanes and gives its
+# workers each in turn, so the hand-in running and the next one's worker (a spare, made meanwhile) never share a
+# user id: neither can chmod, signal or count against the other's processes.  A sandbox has LANES lanes: two for
+# each slot's zygote it starts (a slot that cannot be cleaned gets a new zygote, with new lanes), and the last
+# two for the probe of the layers.
+LANES = 512
+PROBE_LANE = LANES - 2
+_FIRST_UID = 1_000_000
 
-def slot_uid(zygote_pid, slot):
-    """The user id of grading slot `slot` of the zygote `zygote_pid`.
 
-    Unique among sandboxes running at once (zygote pids are), so one grading
-    process never sweeps away another one's workers.
-    """
-    return 1_000_000 + zygote_pid * MAX_SLOTS + slot
+def worker_uid(sandbox_pid, lane):
+    """The user id of lane `lane` of the sandbox whose first zygote is `sandbox_pid`.
+
+    Unique among sandboxes running at once (their zygotes' pids are), so one grading process never sweeps
+    away another one's workers; under 2**32 for every pid Linux gives (at most 2**22)."""
+    return _FIRST_UID + sandbox_pid * LANES + lane
+
+
+def sandbox_of_uid(uid):
+    """The first zygote's pid of the sandbox whose worker has user id `uid`, or None for no worker's."""
+    return (uid - _FIRST_UID) // LANES if uid >= _FIRST_UID else None
 
 
 HOME = "/home/student"
@@ -186,7 +199,9 @@ def finish_namespaces(state, limits, root):
     else:
         _drop_capabilities()
     _no_new_privs()
+    lacking = [] if shut_system_calls() else [NO_FILTER_LEFTOVERS]
     _environment(HOME, "/tmp")
+    return lacking
 
 
 def unshare_pid():
@@ -245,6 +260,7 @@ def enter_users(uid, limits, private_dir, landlock_paths=None):
     os.chdir(private_dir)
     _limit(limits, count_processes=True)
     _become(uid)
+    _can_reach(private_dir)   # its own folder by its path too (TMPDIR, HOME), and Landlock's rule is made from it
     _no_new_privs()
     lacking = []
     if landlock_paths is not None and landlock_abi() > 0:
@@ -252,8 +268,8 @@ def enter_users(uid, limits, private_dir, landlock_paths=None):
     else:
         lacking.append("files other than the course's hidden by permissions only (no Landlock): world-readable "
                        "files elsewhere on this machine stay readable")
-    if not forbid_network():
-        lacking.append("network (no seccomp filter here)")
+    if not shut_system_calls(network=True):
+        lacking += [NO_FILTER_NETWORK, NO_FILTER_LEFTOVERS]
     _environment(private_dir, private_dir)
     return lacking
 
@@ -291,9 +307,13 @@ def enter_landlock(limits, private_dir, read_paths, uid=None):
     _limit(limits, count_processes=uid is not None)
     if uid is not None:
         _become(uid)
+        _can_reach(private_dir)   # (as in enter_users)
     _no_new_privs()  # landlock_restrict_self demands it of an unprivileged process
     _restrict_files(read_paths, private_dir)
-    lacking = [] if forbid_network() else ["network (no seccomp filter here)"]
+    # As an ordinary user the worker is the grading user: what Landlock does not mediate (a file's mode, owner,
+    # times and extended attributes) it could change on every file of the grader's (see shut_system_calls).
+    lacking = [] if shut_system_calls(network=True, metadata=uid is None) else \
+        [NO_FILTER_NETWORK, NO_FILTER_LEFTOVERS] + ([NO_FILTER_METADATA] if uid is None else [])
     _environment(private_dir, private_dir)
     return lacking
 
@@ -418,50 +438,148 @@ def _no_new_privs():
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-# ---------------------------------------------------------------- no network
+# ------------------------------------------------------------ system calls
 #
-# The users and landlock layers share the machine's network.  Landlock (ABI 4+) refuses TCP only;
-# UDP, DNS and Unix sockets stay open.  A seccomp filter, which any process may install once it has
-# no_new_privs, refuses what reaches anything: making a socket (socketpair(), which only connects a
-# process to its own children, is a different call and stays), connect and bind on one inherited,
-# and io_uring, which could do both behind the filter's back.  System calls of another architecture
-# (32-bit x86 on a 64-bit kernel) are refused whole, since their numbers differ.
+# A seccomp filter, which any process may install once it has no_new_privs, shuts what the layers
+# cannot, for the worker and all it starts; system calls of another architecture (32-bit x86 on a
+# 64-bit kernel, x32) are refused whole, since their numbers differ.  seccomp sees a call's number and
+# its plain arguments, never a path, so each rule is for a whole family of calls, fd-based ones too.
+#
+# * Leftovers, in every layer but none: System V shared memory, message queues and semaphores, POSIX
+#   message queues, and the kernel's keyrings outlive the process that made them and are found by a key
+#   or a name, not a path, so no file permission or Landlock rule keeps them from the next hand-in (the
+#   IPC namespace covers only the first three, and keyrings are kept per user id).  No notebook needs
+#   them (multiprocessing's locks and shared memory are files under /dev/shm): refused.
+# * The network, in the users and landlock layers, which share the machine's: Landlock (ABI 4+) refuses
+#   TCP only; UDP, DNS and Unix sockets stay open.  Refused: making a socket (socketpair(), which only
+#   connects a process to its own children, is a different call and stays), connect and bind on one
+#   inherited, and io_uring, which could do all of it behind the filter's back.
+# * A file's metadata, in the landlock layer as an ordinary user, where the worker is the grading user
+#   itself: Landlock does not mediate chmod, chown, utime or extended attributes, so a hand-in could
+#   change them on every file the grader owns (issue 32: a canary went from 0600 to 0666, and the
+#   gradebook to 0400).  The whole family is done with no effect: the call succeeds and changes nothing.
+#   Not refused, because Python's own shutil.copy and Path.touch call them on the notebook's files, and
+#   a refusal would make an honest cell fail here alone; nothing a notebook computes depends on a mode or
+#   a time it set.  As root a worker has a user id of its own, which owns nothing but its own folder.
 
 SECCOMP_SET_MODE_FILTER, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 22, 2
 _BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
 _SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
 _ERRNO = 13                                  # EACCES: "permission denied", what a student then reads
-# machine -> (the audit architecture, system calls refused)
-_NO_NETWORK_CALLS = {
-    "x86_64": (0xC000003E, {"socket": 41, "connect": 42, "bind": 49, "listen": 50, "io_uring_setup": 425}),
-    "aarch64": (0xC00000B7, {"socket": 198, "bind": 200, "listen": 201, "connect": 203, "io_uring_setup": 425}),
+_ARCHITECTURES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_NETWORK_CALLS = {
+    "x86_64": {"socket": 41, "connect": 42, "bind": 49, "listen": 50, "io_uring_setup": 425},
+    "aarch64": {"socket": 198, "bind": 200, "listen": 201, "connect": 203, "io_uring_setup": 425},
+}
+_LEFTOVER_CALLS = {
+    "x86_64": {"shmget": 29, "shmat": 30, "shmctl": 31, "semget": 64, "semop": 65, "semctl": 66, "shmdt": 67,
+               "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semtimedop": 220, "mq_open": 240,
+               "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
+               "mq_getsetattr": 245, "add_key": 248, "request_key": 249, "keyctl": 250},
+    "aarch64": {"mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184,
+                "mq_getsetattr": 185, "msgget": 186, "msgctl": 187, "msgrcv": 188, "msgsnd": 189, "semget": 190,
+                "semctl": 191, "semtimedop": 192, "semop": 193, "shmget": 194, "shmctl": 195, "shmat": 196,
+                "shmdt": 197, "add_key": 217, "request_key": 218, "keyctl": 219},
+}
+_METADATA_CALLS = {
+    "x86_64": {"chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "utime": 132, "setxattr": 188,
+               "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199,
+               "utimes": 235, "fchownat": 260, "futimesat": 261, "fchmodat": 268, "utimensat": 280,
+               "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466},
+    "aarch64": {"setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
+                "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "utimensat": 88,
+                "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466},
 }
 _X32_BIT = 0x40000000
+# What a layer cannot hold where the filter cannot be installed (another architecture), as `grade` says it.
+NO_FILTER_NETWORK = "network (no seccomp filter here)"
+NO_FILTER_LEFTOVERS = ("System V IPC, POSIX message queues and keyrings (no seccomp filter here): what one hand-in "
+                       "leaves there, the next could find")
+NO_FILTER_METADATA = ("the grading user's files (no seccomp filter here): a hand-in can change their modes, times "
+                      "and extended attributes")
 
 
-def forbid_network():
-    """Refuse every socket the process could reach something with; True when the filter is in place."""
+def shut_system_calls(network=False, metadata=False):
+    """Install the filter: leftovers refused, the network too if `network`, a file's metadata left unchanged if
+    `metadata` (see above).  True when it is in place."""
     machine = os.uname().machine
-    if machine not in _NO_NETWORK_CALLS:
+    if machine not in _ARCHITECTURES or os.environ.get("AUTOGRADER_SECCOMP") == "0":  # (tests: as elsewhere)
         return False
-    arch, calls = _NO_NETWORK_CALLS[machine]
-    deny = _SECCOMP_RET_ERRNO | _ERRNO
+    deny, unchanged = _SECCOMP_RET_ERRNO | _ERRNO, _SECCOMP_RET_ERRNO | 0   # errno 0: the call returns 0
+    rules = [(number, deny) for number in _LEFTOVER_CALLS[machine].values()]
+    rules += [(number, deny) for number in _NETWORK_CALLS[machine].values()] if network else []
+    rules += [(number, unchanged) for number in _METADATA_CALLS[machine].values()] if metadata else []
     program = [(_BPF_LD_W_ABS, 0, 0, 4),                       # the call's architecture
-               (_BPF_JEQ_K, 1, 0, arch),
+               (_BPF_JEQ_K, 1, 0, _ARCHITECTURES[machine]),
                (_BPF_RET_K, 0, 0, deny),                       # another one: refused whole
                (_BPF_LD_W_ABS, 0, 0, 0)]                       # the call's number
     if machine == "x86_64":
         program.append((_BPF_JGE_K, 0, 1, _X32_BIT))           # x32 numbers: refused whole
         program.append((_BPF_RET_K, 0, 0, deny))
-    for number in calls.values():
+    for number, action in rules:
         program.append((_BPF_JEQ_K, 0, 1, number))
-        program.append((_BPF_RET_K, 0, 0, deny))
+        program.append((_BPF_RET_K, 0, 0, action))
     program.append((_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
     filters = (ctypes.c_uint64 * len(program))(*(code | jt << 16 | jf << 24 | k << 32
                                                  for code, jt, jf, k in program))
     fprog = struct.pack("HxxxxxxQ", len(program), ctypes.addressof(filters))
     buffer = ctypes.create_string_buffer(fprog)
     return _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, buffer, 0, 0) == 0
+
+
+# --------------------------------------------------------- removing folders
+
+def remove_tree(path):
+    """Remove the folder `path` whatever modes a hand-in left inside (a folder of mode 0500 holding a file, one
+    of 0300 that cannot be listed): as their owner, or as root, each folder is made ours to list and change
+    first, once no process of that hand-in is left to change it back.  Never follows a link.  True once it is
+    gone (or was never there)."""
+    parent, name = os.path.split(path)
+    try:
+        fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return not os.path.lexists(path)
+    try:
+        _remove_entry(fd, name)
+    finally:
+        os.close(fd)
+    return not os.path.lexists(path)
+
+
+def _remove_entry(parent_fd, name, depth=0):
+    try:
+        info = os.lstat(name, dir_fd=parent_fd)
+    except FileNotFoundError:
+        return
+    except OSError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        _quietly(os.unlink, name, dir_fd=parent_fd)
+        return
+    if depth > 500:   # (a hand-in's folders nest at most as deep as a path can reach)
+        return
+    _quietly(os.chmod, name, 0o700, dir_fd=parent_fd)   # no hand-in process is left to change it back
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent_fd)
+    except OSError:
+        return
+    try:
+        with os.scandir(fd) as entries:
+            names = [entry.name for entry in entries]
+        for child in names:
+            _remove_entry(fd, child, depth + 1)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    _quietly(os.rmdir, name, dir_fd=parent_fd)
+
+
+def _quietly(action, *args, **options):
+    try:
+        action(*args, **options)
+    except OSError:
+        pass
 
 
 def _environment(home, tmp):
@@ -509,25 +627,25 @@ def _try(layer, root, private_dir):
         try:
             limits = {"disk_mb": 1, "memory_mb": 1 << 20, "file_mb": 1, "processes": 64, "cpu_seconds": 60}
             if layer == "namespaces":
-                state = enter_namespaces(slot_uid(os.getppid(), 0), limits, root)
+                state = enter_namespaces(worker_uid(os.getppid(), PROBE_LANE), limits, root)
                 child = os.fork()
                 if child == 0:
                     code = 1
                     try:
-                        finish_namespaces(state, limits, root)
-                        code = 0
+                        code = 2 if finish_namespaces(state, limits, root) else 0   # 2: it lacks something
                     finally:
                         os._exit(code)
                 _, status = os.waitpid(child, 0)
-                if status != 0:
+                if os.waitstatus_to_exitcode(status) not in (0, 2):
                     raise IsolationError(0, "the namespace's first process could not set up its root")
+                lacking = [NO_FILTER_LEFTOVERS] if os.waitstatus_to_exitcode(status) == 2 else []
             elif layer == "users":
                 extra = None if os.environ.get("AUTOGRADER_LANDLOCK") == "0" else landlock_read_paths()
-                lacking = enter_users(slot_uid(os.getppid(), 0), limits, private_dir, extra)
+                lacking = enter_users(worker_uid(os.getppid(), PROBE_LANE), limits, private_dir, extra)
                 _can_read_python()
             elif layer == "landlock":
                 lacking = enter_landlock(limits, private_dir, landlock_read_paths(),
-                                         slot_uid(os.getppid(), 0) if os.geteuid() == 0 else None)
+                                         worker_uid(os.getppid(), PROBE_LANE) if os.geteuid() == 0 else None)
         except BaseException as error:  # noqa: BLE001 - any failure means "not here"
             text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             message = (text or type(error).__name__).encode()

@@ -20,7 +20,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from .sandbox import CaseCrashed, WorkerDied, WorkerTimeout, call_request, cell_request
+from .sandbox import CaseCrashed, SandboxError, WorkerDied, WorkerTimeout, call_request, cell_request
 from .scheduling import promptly
 
 
@@ -80,7 +80,7 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
                 worker = sandbox.worker(slot)
                 worker.fork_runners = fork_runners
                 if files:
-                    worker.put_files(files)
+                    _put_files(worker, files)
                 cell_errors = _run_cells(worker, cells, skipped, stopped, cell_timeout, budget_left, reserve, spent,
                                          rerun=budget_left.forgive_cells,
                                          first_call=_first_call(calls, timeouts, len(outcomes), fork_runners, until))
@@ -112,6 +112,21 @@ def run(sandbox, slot, cells, calls, timeouts, cell_timeout=30.0, budget=300.0, 
     errors = sorted((cell_errors or []) + list(skipped.items()))
     return RunOutcome(outcomes, errors, sorted(skipped), restarts, time.monotonic() - started,
                       spent[0], runners, spent[1], sorted(stopped))
+
+
+def _put_files(worker, files):
+    """The hand-in's helper modules in its worker's folder, before any of its code runs.  Nothing of the hand-in
+    has run in that worker yet, so a failure is the grader's, never the student's (a folder not as it should be,
+    a full disk): SandboxError, the hand-in is graded again in a fresh slot (grade/pool.py), never scored
+    without its modules."""
+    try:
+        reply = worker.put_files(files)
+    except (WorkerDied, WorkerTimeout) as error:
+        worker.close()
+        raise SandboxError(f"the hand-in's files could not be put beside it ({error})") from None
+    if not reply["ok"]:
+        worker.close()
+        raise SandboxError(f"the hand-in's files could not be put beside it ({reply['error']})")
 
 
 WALL_BUDGET_FACTOR, WALL_BUDGET_EXTRA = 4, 30.0

@@ -12,6 +12,7 @@ import collections
 import functools
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -25,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import replies
-from .isolation import LAYERS, python_paths
+from .isolation import LAYERS, python_paths, remove_tree
 from ..core.errors import AutograderError
 
 _HERE = Path(__file__).parent
@@ -158,7 +159,7 @@ class Sandbox:
         self._control = ours
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                "HOME": str(self.folder), "IPYTHONDIR": str(self.folder / ".ipython"), "PYTHONHASHSEED": "0",
-               **{k: v for k, v in os.environ.items() if k == "AUTOGRADER_LANDLOCK"},
+               **{k: v for k, v in os.environ.items() if k in ("AUTOGRADER_LANDLOCK", "AUTOGRADER_SECCOMP")},
                # Inherited by every worker: lets a test find a hand-in's processes.
                "AUTOGRADER_SANDBOX": str(self.folder)}
         # Its own session: a kill of the grader's process group (Ctrl-C, kill -9 -PGID)
@@ -241,7 +242,7 @@ class Sandbox:
             pid, home = reply.get("pid"), reply.get("home")
             if type(pid) is not int:
                 raise SandboxError(f"slot {slot}'s zygote could not start a worker ({reply.get('error')})")
-            if home not in (None, f"slot-{slot}-0", f"slot-{slot}-1"):
+            if home is not None and not (type(home) is str and re.fullmatch(rf"slot-{slot}-\d+-\d+", home)):
                 raise SandboxError(f"slot {slot}'s zygote named a folder that is not the slot's ({home!r:.60})")
             with self._lock:
                 self._live[pid] = slot
@@ -288,6 +289,11 @@ class Sandbox:
                 os.close(fd)
             except OSError:
                 pass
+
+    def renew(self, slot):
+        """Give slot `slot` a new zygote, with user ids and folders of its own, for its next worker: after a
+        hand-in the grader failed on, which is graded again there (grade/pool.py)."""
+        self._drop_link(slot)
 
     def _drop_link(self, slot):
         """Forget a slot's zygote; the next worker of the slot comes from a new one."""
@@ -383,7 +389,7 @@ class Sandbox:
             link.socket.close()
         self._slots.clear()
         self._control.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove_tree(str(self.folder))   # (whatever a hand-in left in its folder, if a zygote could not remove it)
         atexit.unregister(self.close)
 
     def __enter__(self):
@@ -436,6 +442,7 @@ class Worker:
         # Outside the namespaces layer (whose tmpfs has its own size), the worker's folder lies on the
         # grader's disk, where only RLIMIT_FSIZE (one file) would hold it: its whole size is watched.
         # (`home`: which of its slot's two folders it has; see zygote._make_spare.)
+        self.home = home
         self._folder = None if sandbox.isolation == "namespaces" or home is None else sandbox.folder / "home" / home
 
     def run_cell(self, code, limit, ahead=()):
@@ -699,10 +706,15 @@ class Worker:
             return replies.check(kind, reply), interrupted_at is not None
 
     def _check_disk(self):
-        """Stop a worker whose folder outgrew Limits.disk_mb (or holds more files than a notebook makes)."""
+        """Stop a worker whose folder outgrew Limits.disk_mb (or holds more files than a notebook makes, or a
+        folder the grader cannot look into: what is not measured is not allowed)."""
         if self._folder is None:
             return
-        size, count = folder_usage(self._folder, _MAX_FILES)
+        size, count, hidden = folder_usage(self._folder, _MAX_FILES)
+        if hidden:
+            self.close()
+            raise WorkerDied("it made a folder in its own that the grader cannot look into, so what it holds "
+                             "cannot be measured")
         if size > self.sandbox.limits.disk_mb * 1024 * 1024 or count > _MAX_FILES:
             self.close()
             raise WorkerDied(f"it wrote more than {self.sandbox.limits.disk_mb} MB (or {_MAX_FILES} files) into "
@@ -827,20 +839,53 @@ _MAX_FILES = 20_000      # files and folders a worker's folder may hold
 
 
 def folder_usage(folder, most):
-    """(bytes on disk, entries) under `folder`, counting at most `most` + 1 entries; no link followed."""
-    size, count, stack = 0, 0, [folder]
+    """(bytes on disk, entries, whether a folder could not be listed) under `folder`, counting at most `most` + 1
+    entries; no link followed.
+
+    A hand-in may make a folder it can enter but nobody can list (mode 0300: 320 MB went unseen that way).
+    As root the grader lists it all the same; as the folder's owner (an ordinary user, whose workers are
+    itself) it gives itself back the right to list it, which the hand-in cannot take away again (it can change
+    no mode, isolation.shut_system_calls).  Whatever still cannot be listed is reported, never skipped."""
+    size, count, stack, hidden = 0, 0, [folder], False
     while stack and count <= most:
+        path = stack.pop()
         try:
-            with os.scandir(stack.pop()) as entries:
-                for entry in entries:
-                    count += 1
-                    info = entry.stat(follow_symlinks=False)
-                    size += info.st_blocks * 512
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
+            entries = _listed(path, os.path.realpath(folder))
+        except FileNotFoundError:
+            continue              # removed meanwhile
         except OSError:
+            hidden = True
             continue
-    return size, count
+        for entry in entries:
+            count += 1
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue          # removed meanwhile
+            size += info.st_blocks * 512
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+    return size, count, hidden
+
+
+def _listed(path, root):
+    """The entries of the folder `path`, under `root`; as its owner, made listable first if it was not."""
+    try:
+        with os.scandir(path) as entries:
+            return list(entries)
+    except PermissionError:
+        pass
+    # The mode is changed through a handle on the folder itself, once it is known to be under `root`: the hand-in
+    # may have put a link where a folder was, and only its own folders are the grader's to change.
+    fd = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        if not os.readlink(f"/proc/self/fd/{fd}").startswith(root.rstrip("/") + "/"):
+            raise PermissionError(f"{path} is not under the hand-in's folder")
+        os.chmod(f"/proc/self/fd/{fd}", 0o700)
+    finally:
+        os.close(fd)
+    with os.scandir(path) as entries:
+        return list(entries)
 
 
 class _Counts:

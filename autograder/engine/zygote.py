@@ -39,11 +39,16 @@ import worker  # noqa: E402
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 _exits = {}
 _groups = None  # cgroups.SlotGroups: each slot's CPU share, where cgroups can be made
-_master = None  # the first zygote's pid: slot user ids are named after it (isolation.slot_uid)
-_slot_zygotes = {}  # in the first zygote: slot -> the pid of that slot's zygote
-_spare = None  # in a slot's zygote: (pid, socket, limits, home folder) of its next worker (see _make_spare)
+_master = None  # the first zygote's pid: workers' user ids are named after it (isolation.worker_uid)
+_slot_zygotes = {}  # in the first zygote: identity -> the pid of that slot zygote
+_identities = iter(range(isolation.PROBE_LANE // 2))  # in the first zygote: each slot zygote's two lanes
+_identity = None  # in a slot's zygote: its number among the sandbox's slot zygotes (its lanes: 2i, 2i + 1)
+_spare = None  # in a slot's zygote: (pid, socket, limits, home folder, uid) of its next worker (see _make_spare)
 _homes = {}  # in a slot's zygote: worker pid -> its own folder (None in the namespaces layer: a tmpfs)
-_made = 0  # in a slot's zygote: workers made so far; consecutive ones get the slot's two folders in turn
+_uids = {}  # in a slot's zygote: worker pid -> its user id
+_made = 0  # in a slot's zygote: workers made so far; consecutive ones get the zygote's two lanes in turn
+_doomed = []  # in a slot's zygote: folders of ended workers, hidden, to remove when the zygote is idle
+_dirty = None  # in a slot's zygote: why it could not clean up after a hand-in (it is then replaced)
 _SLOT_SHUTDOWN = 10.0  # seconds the slots' zygotes get to kill and sweep their workers
 _guards = {}  # namespaces worker pid -> the guard process that waits for it
 _worker_of_guard = {}  # and back
@@ -51,8 +56,6 @@ _own_pid_namespace = None  # as root: our PID namespace, to come back to after e
 _alive_read = None
 _keep = []
 _ns_workers = set()  # live workers forked straight into a PID namespace (as root)
-MAX_PROBE_SLOT = isolation.MAX_SLOTS - 1  # the slot whose folder the probe uses
-_slots_used = set()
 _libc = ctypes.CDLL(None)
 
 
@@ -77,8 +80,11 @@ def main():
     os.chmod(homes, 0o711)
     global _groups, _own_pid_namespace, _master
     _master = os.getpid()
-    probe_dir = _private_dir(homes, MAX_PROBE_SLOT, "users" if os.geteuid() == 0 else "landlock", "probe")
+    probe_dir = _private_dir(homes, "probe", isolation.worker_uid(_master, isolation.PROBE_LANE)
+                             if os.geteuid() == 0 else None)
     level, refused, lacking = isolation.probe(mountpoint, probe_dir, sys.argv[3])
+    isolation.remove_tree(probe_dir)
+    os.mkdir(os.path.join(homes, ENDED), 0o700)   # ours alone: ended workers' folders wait here to be removed
     # Workers orphaned by a slot's zygote that failed come to us, to be reaped.
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # If the grader dies (even by kill -9) our socket reads end-of-file and we
@@ -98,18 +104,28 @@ def main():
             _shut_down_master()
         request = json.loads(message)
         if request["op"] == "slot" and len(fds) == 1:
-            _send(control, {"pid": _start_slot_zygote(control, shell, request["slot"], fds[0], level,
+            identity = next(_identities, None)
+            if identity is None:   # every lane has been given: a slot replaced over and over
+                os.close(fds[0])
+                _send(control, {"pid": None, "error": "no user ids left for another slot in this sandbox"})
+                continue
+            _send(control, {"pid": _start_slot_zygote(control, shell, request["slot"], identity, fds[0], level,
                                                       mountpoint, homes)})
         else:
             _shut_down_master()
 
 
-def _start_slot_zygote(control, shell, slot, link_fd, level, mountpoint, homes):
-    """Fork the zygote of one grading slot, which forks that slot's workers (see _serve_slot)."""
+def _start_slot_zygote(control, shell, slot, identity, link_fd, level, mountpoint, homes):
+    """Fork the zygote of one grading slot, which forks that slot's workers (see _serve_slot).
+
+    `identity` numbers it among the sandbox's slot zygotes: its lanes (user ids) and folders are its own, so a
+    slot's new zygote (after one that could not clean up, see _dirty) shares nothing with the old one."""
     pid = os.fork()
     if pid == 0:
         code = 70
         try:
+            global _identity
+            _identity = identity
             control.close()
             _serve_slot(socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=link_fd),
                         shell, slot, level, mountpoint, homes)
@@ -117,7 +133,7 @@ def _start_slot_zygote(control, shell, slot, link_fd, level, mountpoint, homes):
         finally:
             os._exit(code)
     os.close(link_fd)
-    _slot_zygotes[slot] = pid
+    _slot_zygotes[identity] = pid
     return pid
 
 
@@ -149,6 +165,12 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
             _shut_down(level)
         request = json.loads(message)
         if request["op"] == "spawn":
+            if _dirty is not None:
+                # What the last hand-in left could not be cleaned up: no worker of ours may follow it.
+                for fd in fds:
+                    os.close(fd)
+                _send(link, {"pid": None, "error": _dirty, "dirty": True})
+                continue
             try:
                 pid = _spawn(link, shell, request, fds, level, mountpoint, homes)
             except OSError as error:  # no fork to spare (memory, a process limit): this hand-in's problem
@@ -169,7 +191,6 @@ def _serve_slot(link, shell, slot, level, mountpoint, homes):
                 _pending[dead] = (request["slot"], set(request["keep"]), _pidfd(dead))
                 continue
             killed = _sweep(level, request["slot"], _kept(request["keep"]), dead)
-            _homes.pop(dead, None)
             if request.get("answer", True):
                 _send(link, {"killed": killed})
         elif request["op"] == "exit-status":
@@ -191,9 +212,12 @@ def _kept(keep):
 
 
 def _sweep_waits(level):
-    """Whether a sweep must wait for the dead worker to die: where leftovers are found as our children
-    (see _sweep), which they become only once their worker has died."""
-    return level not in ("namespaces", None) and not _sweeps_by_uid(level)
+    """Whether a sweep may wait, unanswered, for the dead worker to die, and the next worker be handed over
+    first: only in the none layer, which promises nothing.  Elsewhere every leftover of a hand-in is gone before
+    the next one runs (in the landlock layer as an ordinary user that means waiting for the worker to die, a
+    median 2 ms, while the grader scores the hand-in): one still running beside the next could reach it through
+    what no layer there shuts, such as a lock on a file both can read."""
+    return level == "none"
 
 
 # Seconds after handing a worker over before the slot's next spare is made.  A hand-in's first
@@ -207,15 +231,18 @@ def _wait_for_request(link, shell, level, mountpoint, homes):
     """Block until a request comes; meanwhile sweep each pending hand-in as soon as its worker has died,
     and make the spare when it is due."""
     global _spare_wanted
-    while _pending or _spare_wanted is not None:
+    while _pending or _spare_wanted is not None or _doomed:
         handles = [handle for _, _, handle in _pending.values() if handle is not None]
         if len(handles) < len(_pending):  # a worker gone (and reaped) before it could be watched
             ready = []
         else:
             wait = None if _spare_wanted is None else max(0.0, _spare_wanted[1] - time.monotonic())
-            ready, _, _ = select.select([link, *handles], [], [], wait)
+            ready, _, _ = select.select([link, *handles], [], [], 0 if _doomed else wait)
             if link in ready:
                 return
+            if _doomed and not ready:   # idle: a hidden folder of an ended worker goes
+                _remove_doomed(_doomed.pop())
+                continue
         for dead, (slot, keep, handle) in list(_pending.items()):
             if handle is None or handle in ready:
                 _finish_sweep(level, dead)
@@ -236,7 +263,6 @@ def _finish_sweep(level, dead):
     if handle is not None:
         os.close(handle)
     _sweep(level, slot, _kept(keep), dead)
-    _homes.pop(dead, None)
 
 
 def _pidfd(pid):
@@ -268,8 +294,9 @@ def _shut_down(level):
             except ProcessLookupError:
                 pass
         _exit_status(worker_pid)
-    for slot in _slots_used:
-        _sweep(level, slot, set(), None)
+    _sweep(level, None, set(), None)
+    while _doomed:
+        _remove_doomed(_doomed.pop())
     os._exit(0)
 
 
@@ -312,10 +339,12 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
     global _spare
     spare, _spare = _spare, None
     if spare is not None:
-        pid, channel, limits, home = spare
+        pid, channel, limits, home, uid = spare
         handed = False
         try:
-            if limits == request["limits"]:
+            # A spare is handed over only as it was made: its folder empty and private, whatever the hand-in
+            # that ran beside it tried (it should have been able to do nothing to it: see isolation.py).
+            if limits == request["limits"] and _pristine(home, uid if _has_own_uid(level) else os.geteuid()):
                 socket.send_fds(channel, [b"pipes"], fds)
                 handed = True
         except OSError:
@@ -325,9 +354,11 @@ def _spawn(control, shell, request, fds, level, mountpoint, homes):
         if handed:
             for fd in fds:
                 os.close(fd)
-            _homes[pid] = home
+            _homes[pid], _uids[pid] = home, uid
             return pid
         _kill_quietly(pid)
+        _uids[pid], _homes[pid] = uid, home   # swept, and its folder removed, as any ended worker's
+        _sweep(level, request["slot"], _kept([]), pid)
     _sweep_pending(level)  # a new worker may get the folder of one whose leftovers are not swept yet
     try:
         return _fork_worker(control, shell, request["slot"], request["limits"], fds, level, mountpoint, homes)
@@ -357,7 +388,7 @@ def _make_spare(control, shell, request, level, mountpoint, homes):
         return
     finally:
         theirs.close()
-    _spare = (pid, ours, request["limits"], _homes.pop(pid, None))
+    _spare = (pid, ours, request["limits"], _homes.pop(pid, None), _uids.pop(pid, None))
 
 
 @functools.lru_cache(maxsize=None)  # what the kernel and the environment say does not change in a zygote's life
@@ -412,14 +443,17 @@ def _fork_worker(control, shell, slot, limits, pipes, level, mountpoint, homes, 
     `drop`: a socket the child must not keep (the zygote's end of a spare's).
     """
     global _made
-    _slots_used.add(slot)
     zygote = os.getpid()
-    uid = isolation.slot_uid(_master, slot)
     _made += 1
-    # Two folders a slot uses in turn: a spare is made while the hand-in before it still runs in the other.
-    private = None if level == "namespaces" else _private_dir(homes, slot, level, f"slot-{slot}-{_made % 2}")
+    # The zygote's two lanes in turn: a spare is made while the hand-in before it still runs under the other.
+    uid = isolation.worker_uid(_master, 2 * _identity + _made % 2)
+    # A folder of its own, never used before: nothing an earlier hand-in did to its own can reach it.
+    private = None if level == "namespaces" else \
+        _private_dir(homes, f"slot-{slot}-{_identity}-{_made}", uid if _has_own_uid(level) else None)
     if level == "namespaces" and _own_pid_namespace is not None:
-        return _spawn_as_root(control, shell, limits, pipes, uid, mountpoint, drop)
+        pid = _spawn_as_root(control, shell, limits, pipes, uid, mountpoint, drop)
+        _uids[pid] = uid
+        return pid
     report_read, report_write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -455,9 +489,9 @@ def _fork_worker(control, shell, slot, limits, pipes, level, mountpoint, homes, 
     try:
         worker_pid = int(answer)
     except ValueError:
+        _homes[pid], _uids[pid] = private, uid
         return pid  # it failed before it could serve: the grader sees it die at once
-    if private is not None:
-        _homes[worker_pid] = private
+    _homes[worker_pid], _uids[worker_pid] = private, uid
     if worker_pid != pid:
         _guards[worker_pid] = pid
         _worker_of_guard[pid] = worker_pid
@@ -565,15 +599,34 @@ def _die_with_parent(parent_alive):
         os._exit(70)
 
 
-def _private_dir(homes, slot, level, name):
-    """A fresh folder `name` for a slot's hand-in, owned by the user that runs it."""
+def _private_dir(homes, name, owner=None):
+    """A new folder `name` for a hand-in, private to `owner` (a user id), or to us where the worker is us.
+
+    Never one used before (os.mkdir refuses one that exists): an ended worker's folder is hidden, then
+    removed (_sweep), and whatever it was left as cannot reach the next."""
     path = os.path.join(homes, name)
-    shutil.rmtree(path, ignore_errors=True)
     os.mkdir(path, 0o700)
-    if level in ("users", "landlock") and os.geteuid() == 0:  # root gives these a slot user id
-        uid = isolation.slot_uid(_master, slot)
-        os.chown(path, uid, uid)
+    if owner is not None:
+        os.chown(path, owner, owner)
     return path
+
+
+def _has_own_uid(level):
+    """Does a worker of `level` run under its lane's user id (as root) rather than ours?"""
+    return level in ("users", "landlock") and os.geteuid() == 0
+
+
+def _pristine(home, owner):
+    """Is a spare's folder as it was made: empty, mode 0700, `owner`'s?  (None: no folder, in namespaces.)"""
+    if home is None:
+        return True
+    try:
+        info = os.lstat(home)
+        with os.scandir(home) as entries:
+            empty = next(entries, None) is None
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o700 and info.st_uid == owner and empty
 
 
 def _exit_status(pid):
@@ -623,27 +676,34 @@ def _reap(signum, frame):
 
 
 def _sweep(level, slot, keep, dead):
-    """Kill every process left over from a slot's hand-in; `dead` is its worker.
+    """Clean up after a slot's hand-in, whose worker `dead` has ended (None: every worker, at the end).
 
-    "namespaces": the worker was PID 1 of its PID namespace, and the kernel
-    killed the rest with it.  "users": a slot has a user id of its own, so
-    that finds them all.  Otherwise the orphans come back to us (the
-    subreaper) once their worker is gone, so we wait for it, and for each
-    generation, and sweep again.  `keep` holds the live workers and the spare.
+    First its folder is hidden (mode 000: no other worker can even `stat` what is in it), at once; then every
+    process it left is killed; then what it left outside its folder is removed (where the layer let it
+    write there); its folder goes when the zygote is next idle (_remove_doomed).  What cannot be cleaned up
+    makes the zygote _dirty: it hands over no other worker, and the grader replaces it.
+
+    Leftover processes: "namespaces": the worker was PID 1 of its PID namespace, and the kernel killed the
+    rest with it.  As root each worker has a user id of its own, which finds them all.  Otherwise the orphans
+    come back to us (the subreaper) once their worker is gone, so we wait for it, and for each generation.
+    `keep` holds the live workers and the spare.
     """
+    workers = [dead] if dead is not None else list(_uids)
+    for pid in workers:
+        _hide(_homes.pop(pid, None))
+    uids = {_uids.pop(pid, None) for pid in workers} - {None}
     if level in ("namespaces", None):
-        # Nothing to wait for: the kernel ends the namespace with its PID 1, and the
-        # guard is reaped when it exits (tearing the namespaces down takes milliseconds
-        # that no grading slot should wait through).
+        # Nothing to wait for: the kernel ends the namespace with its PID 1, and the guard is reaped when
+        # it exits (tearing the namespaces down takes milliseconds no grading slot should wait through).
         return 0
     by_uid = _sweeps_by_uid(level)
     # The grader has killed the dead worker itself: only what it left is looked for.
     killed, already = set(), {dead}
     if not by_uid and dead:
         _exits[dead] = _exit_status(dead)  # reparents its children to us
+    found = []
     for _ in range(100):  # a fork racing the sweep is caught on the next pass
-        found = [pid for pid in (_pids_of(isolation.slot_uid(_master, slot)) if by_uid
-                                 else _children())
+        found = [pid for pid in ([p for uid in uids for p in _pids_of(uid)] if by_uid else _children())
                  if pid not in keep and pid not in killed and pid not in already]
         if not found:
             break
@@ -656,9 +716,49 @@ def _sweep(level, slot, keep, dead):
         if not by_uid:
             for pid in found:
                 _exit_status(pid)  # reaped, so its own children come back to us
-    if by_uid:
-        _remove_leftovers(isolation.slot_uid(_master, slot), files=not _writes_confined(level))
+    if found:
+        _make_dirty(f"{len(found)} process(es) of a hand-in would not die")
+    for uid in uids if by_uid else ():
+        _remove_leftovers(uid, files=not _writes_confined(level))
     return len(killed)
+
+
+# A folder of `home/` that only the zygotes' own user may enter: ended workers' folders are moved there.
+ENDED = ".ended"
+
+
+def _hide(folder):
+    """Make an ended worker's folder unreachable at once, and queue it for removal: moved into ENDED, which no
+    worker's user id may enter (as root, whatever a leftover of the hand-in does to the folder's own mode before
+    it is killed), and made mode 000 (as an ordinary user, where every worker is us: no hand-in can change a mode
+    there, see isolation.shut_system_calls).  No other hand-in can even `stat` what is in it."""
+    if folder is None:
+        return
+    hidden = os.path.join(os.path.dirname(folder), ENDED, os.path.basename(folder))
+    try:
+        os.chmod(folder, 0o700)   # (moving a folder takes the right to write in it, as its owner)
+        os.rename(folder, hidden)
+        os.chmod(hidden, 0)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        _make_dirty(f"an ended hand-in's folder could not be hidden ({error.strerror})")
+        return
+    _doomed.append(hidden)
+
+
+def _remove_doomed(folder):
+    if not isolation.remove_tree(folder):
+        try:
+            os.chmod(folder, 0)   # hidden again: removing it made its folders ours to list
+        except OSError:
+            pass
+        _make_dirty("an ended hand-in's folder could not be removed")
+
+
+def _make_dirty(why):
+    global _dirty
+    _dirty = _dirty or f"this slot could not be cleaned up after a hand-in: {why}"
 
 
 def _sweeps_by_uid(level):
