@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from autograder.engine import isolation
 from autograder.cli.main import main
-from autograder.engine.sandbox import shared_sandbox
+from autograder.grade.handin import shared_sandbox
 from conftest import ROOT
 
 pytestmark = [pytest.mark.slow]
@@ -28,23 +28,25 @@ def read_csv(path):
 
 
 def sandbox_processes():
-    """Processes under a worker's user id whose sandbox's zygote is gone (see isolation.worker_uid).
+    """Processes a sandbox started (they carry AUTOGRADER_SANDBOX, its folder) that outlived it: their sandbox's
+    folder is gone, which Sandbox.close removes only once its zygotes and every worker have ended.
 
-    Other sandboxes may be running at the same time (other tests, other graders):
-    their slots' processes are theirs, not leftovers.
+    Other sandboxes may be running at the same time (other tests, other graders, other versions of this one):
+    their processes are theirs, not leftovers, and their folders still exist.
     """
-    live = set()
-    uids = {}
+    found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if b"zygote.py" in handle.read():
-                    live.add(int(pid))
-            uids[pid] = os.stat(f"/proc/{pid}").st_uid
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                environ = dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if b"=" in item)
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                state = handle.read().rsplit(b") ", 1)[1][:1]
         except OSError:
-            pass
-    return [pid for pid, uid in uids.items()
-            if isolation.sandbox_of_uid(uid) is not None and isolation.sandbox_of_uid(uid) not in live]
+            continue
+        folder = environ.get(b"AUTOGRADER_SANDBOX")
+        if folder and state != b"Z" and not os.path.exists(folder):
+            found.append(pid)
+    return found
 
 
 # Limits tighter than the defaults (a 0.1 s floor, 10x the reference): the loopers here cost a sixth of
@@ -233,7 +235,7 @@ def test_a_hand_in_the_grader_failed_on_is_graded_again_once_in_a_fresh_slot(tmp
     """Issue 32, items 3-5: the hand-in after one that left its slot unclean was charged for it (0 as `graded`,
     or a `grader-error` a plain rerun kept).  Whatever the grader fails on is graded again at once, in a slot
     with a new zygote, user ids and folders; only a second failure is a `grader-error` row."""
-    from autograder.engine.sandbox import Sandbox, SandboxError
+    from autograder.engine import Sandbox, SandboxError
     from autograder.grade import pool as scheduler
 
     real_grade, failures, renewed = scheduler.grade, [], []

@@ -101,7 +101,8 @@ FINDER = NEIGHBOURS + r'''
 import ctypes, ctypes.util
 libc = ctypes.CDLL(None, use_errno=True)
 FOUND = [folder for folder in _neighbours() if os.path.exists(os.path.join(folder, f"secret-{TOKEN}.py"))]
-FOUND += [folder for folder in ("/tmp", "/var/tmp", "/dev/shm") if os.path.exists(os.path.join(folder, f"left-by-{TOKEN}"))]
+FOUND += [folder for folder in ("/tmp", "/var/tmp", "/dev/shm")
+          if os.path.exists(os.path.join(folder, f"left-by-{TOKEN}"))]
 for kind, found in (("shared memory", libc.shmget(KEY, 0, 0)), ("a message queue", libc.msgget(KEY, 0)),
                     ("a semaphore set", libc.semget(KEY, 0, 0)),
                     ("a key", libc.syscall(249, b"user", f"ag-{TOKEN}".encode(), None, 0))):
@@ -177,7 +178,8 @@ def test_a_hand_in_can_neither_touch_the_graders_files_nor_reach_or_wreck_the_ne
     canary.chmod(0o600)
     _hand_over(out, condition)
     before = canary.stat()
-    header = f"TOKEN = {token!r}\nKEY = {key}\nCANARY = {str(canary)!r}\nGRADEBOOK = {str(out / 'g' / 'gradebook.db')!r}\n"
+    header = (f"TOKEN = {token!r}\nKEY = {key}\nCANARY = {str(canary)!r}\n"
+              f"GRADEBOOK = {str(out / 'g' / 'gradebook.db')!r}\n")
     handins = _owned_folder(tmp_path, condition, "handins")
     # Graded in this order, one at a time: plain files by name, then the Moodle folder.
     for name in ("a0-wrecker", "zz-wrecker"):

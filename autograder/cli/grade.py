@@ -13,7 +13,7 @@ from rich.table import Table
 from ..core.assignment import load_assignment
 from ..core.course import LATE_POLICIES, load_course
 from ..core.listing import names
-from ..engine.isolation import LAYERS, MAX_SLOTS
+from ..engine import LAYERS, MAX_SLOTS
 from ..grade.class_run import GradeEvents, GradeOptions, GradingInterrupted, command_line, grade_class
 from ..gradebook.store import late_word
 from .output import JSON, NORMAL, emit_json, say, verbosity

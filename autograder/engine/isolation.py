@@ -34,18 +34,24 @@ import ctypes
 import json
 import os
 import resource
-import stat
 import struct
 import sys
+from types import MappingProxyType
+
+if __package__:   # imported by the grader
+    from . import landlock, seccomp
+else:             # in the sandbox's folder, beside zygote.py
+    import landlock
+    import seccomp
 
 LAYERS = ("namespaces", "users", "landlock", "none")
 # What each layer hides, for messages, the gradebook and the README's table.
-HIDES = {
+HIDES = MappingProxyType({
     "namespaces": "course, expected values, gradebook, other hand-ins, network, other processes",
     "users": "course, expected values, gradebook, other hand-ins (file permissions), other slots' processes",
     "landlock": "every file outside the OS, Python and the hand-in's own folder; signals to other processes",
     "none": "nothing: student code can read whatever the grader can",
-}
+})
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -88,7 +94,6 @@ SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
 
 
 class IsolationError(OSError):
@@ -199,7 +204,7 @@ def finish_namespaces(state, limits, root):
     else:
         _drop_capabilities()
     _no_new_privs()
-    lacking = [] if shut_system_calls() else [NO_FILTER_LEFTOVERS]
+    lacking = [] if seccomp.shut() else [seccomp.NO_FILTER_LEFTOVERS]
     _environment(HOME, "/tmp")
     return lacking
 
@@ -264,12 +269,12 @@ def enter_users(uid, limits, private_dir, landlock_paths=None):
     _no_new_privs()
     lacking = []
     if landlock_paths is not None and landlock_abi() > 0:
-        _restrict_files(landlock_paths, private_dir)
+        landlock.restrict_files(landlock_paths, private_dir, DEVICES)
     else:
         lacking.append("files other than the course's hidden by permissions only (no Landlock): world-readable "
                        "files elsewhere on this machine stay readable")
-    if not shut_system_calls(network=True):
-        lacking += [NO_FILTER_NETWORK, NO_FILTER_LEFTOVERS]
+    if not seccomp.shut(network=True):
+        lacking += [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS]
     _environment(private_dir, private_dir)
     return lacking
 
@@ -282,23 +287,7 @@ def _become(uid):
 
 # ------------------------------------------------------------------ landlock
 
-SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
-LANDLOCK_CREATE_RULESET_VERSION, LANDLOCK_RULE_PATH_BENEATH = 1, 1
-# Filesystem rights by ABI version (linux/landlock.h).
-_FS_V1 = (1 << 13) - 1              # execute, write, read file/dir, remove, make_* ...
-_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
-_FS_READ = (1 << 0) | (1 << 2) | (1 << 3)   # execute, read_file, read_dir
-_NET_ALL = (1 << 0) | (1 << 1)              # bind_tcp, connect_tcp (ABI 4)
-_SCOPE_ALL = (1 << 0) | (1 << 1)            # abstract unix sockets, signals (ABI 6)
-
-
-def landlock_abi():
-    """The kernel's Landlock ABI version, 0 where it has none."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    version = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
-                            ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
-    return max(int(version), 0)
+landlock_abi = landlock.landlock_abi
 
 
 def enter_landlock(limits, private_dir, read_paths, uid=None):
@@ -309,55 +298,13 @@ def enter_landlock(limits, private_dir, read_paths, uid=None):
         _become(uid)
         _can_reach(private_dir)   # (as in enter_users)
     _no_new_privs()  # landlock_restrict_self demands it of an unprivileged process
-    _restrict_files(read_paths, private_dir)
+    landlock.restrict_files(read_paths, private_dir, DEVICES)
     # As an ordinary user the worker is the grading user: what Landlock does not mediate (a file's mode, owner,
-    # times and extended attributes) it could change on every file of the grader's (see shut_system_calls).
-    lacking = [] if shut_system_calls(network=True, metadata=uid is None) else \
-        [NO_FILTER_NETWORK, NO_FILTER_LEFTOVERS] + ([NO_FILTER_METADATA] if uid is None else [])
+    # times and extended attributes) it could change on every file of the grader's (see seccomp.py).
+    lacking = [] if seccomp.shut(network=True, metadata=uid is None) else \
+        [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS] + ([seccomp.NO_FILTER_METADATA] if uid is None else [])
     _environment(private_dir, private_dir)
     return lacking
-
-
-def _restrict_files(read_paths, private_dir):
-    abi = landlock_abi()
-    if abi < 1:
-        raise IsolationError(0, "this kernel has no Landlock")
-    fs = _FS_V1 | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0) | \
-        (_FS_IOCTL_DEV if abi >= 5 else 0)
-    net = _NET_ALL if abi >= 4 else 0
-    scoped = _SCOPE_ALL if abi >= 6 else 0
-    attr = struct.pack("QQQ", fs, net, scoped)
-    size = 8 if abi < 4 else (16 if abi < 6 else 24)
-    ruleset = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, attr, ctypes.c_size_t(size), ctypes.c_uint32(0))
-    if ruleset < 0:
-        raise IsolationError(ctypes.get_errno(), "landlock_create_ruleset")
-    try:
-        for path in read_paths:
-            _allow(ruleset, path, _FS_READ)
-        # The /dev files Python and numpy open; nothing else under /dev.
-        for device in DEVICES:
-            _allow(ruleset, f"/dev/{device}", (1 << 1) | (1 << 2))  # write_file, read_file
-        _allow(ruleset, private_dir, fs & ~_FS_IOCTL_DEV)
-        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
-               "landlock_restrict_self")
-    finally:
-        os.close(ruleset)
-
-
-def _allow(ruleset, path, access):
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return  # not on this system (e.g. /lib32)
-    try:
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
-            access &= (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14)  # file rights only for a file
-        rule = struct.pack("=Qi", access, fd)
-        _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset),
-                             ctypes.c_uint32(LANDLOCK_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)),
-               f"landlock_add_rule {path}")
-    finally:
-        os.close(fd)
 
 
 def _can_read_python():
@@ -438,150 +385,6 @@ def _no_new_privs():
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-# ------------------------------------------------------------ system calls
-#
-# A seccomp filter, which any process may install once it has no_new_privs, shuts what the layers
-# cannot, for the worker and all it starts; system calls of another architecture (32-bit x86 on a
-# 64-bit kernel, x32) are refused whole, since their numbers differ.  seccomp sees a call's number and
-# its plain arguments, never a path, so each rule is for a whole family of calls, fd-based ones too.
-#
-# * Leftovers, in every layer but none: System V shared memory, message queues and semaphores, POSIX
-#   message queues, and the kernel's keyrings outlive the process that made them and are found by a key
-#   or a name, not a path, so no file permission or Landlock rule keeps them from the next hand-in (the
-#   IPC namespace covers only the first three, and keyrings are kept per user id).  No notebook needs
-#   them (multiprocessing's locks and shared memory are files under /dev/shm): refused.
-# * The network, in the users and landlock layers, which share the machine's: Landlock (ABI 4+) refuses
-#   TCP only; UDP, DNS and Unix sockets stay open.  Refused: making a socket (socketpair(), which only
-#   connects a process to its own children, is a different call and stays), connect and bind on one
-#   inherited, and io_uring, which could do all of it behind the filter's back.
-# * A file's metadata, in the landlock layer as an ordinary user, where the worker is the grading user
-#   itself: Landlock does not mediate chmod, chown, utime or extended attributes, so a hand-in could
-#   change them on every file the grader owns (issue 32: a canary went from 0600 to 0666, and the
-#   gradebook to 0400).  The whole family is done with no effect: the call succeeds and changes nothing.
-#   Not refused, because Python's own shutil.copy and Path.touch call them on the notebook's files, and
-#   a refusal would make an honest cell fail here alone; nothing a notebook computes depends on a mode or
-#   a time it set.  As root a worker has a user id of its own, which owns nothing but its own folder.
-
-SECCOMP_SET_MODE_FILTER, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 22, 2
-_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
-_SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
-_ERRNO = 13                                  # EACCES: "permission denied", what a student then reads
-_ARCHITECTURES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-_NETWORK_CALLS = {
-    "x86_64": {"socket": 41, "connect": 42, "bind": 49, "listen": 50, "io_uring_setup": 425},
-    "aarch64": {"socket": 198, "bind": 200, "listen": 201, "connect": 203, "io_uring_setup": 425},
-}
-_LEFTOVER_CALLS = {
-    "x86_64": {"shmget": 29, "shmat": 30, "shmctl": 31, "semget": 64, "semop": 65, "semctl": 66, "shmdt": 67,
-               "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semtimedop": 220, "mq_open": 240,
-               "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
-               "mq_getsetattr": 245, "add_key": 248, "request_key": 249, "keyctl": 250},
-    "aarch64": {"mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184,
-                "mq_getsetattr": 185, "msgget": 186, "msgctl": 187, "msgrcv": 188, "msgsnd": 189, "semget": 190,
-                "semctl": 191, "semtimedop": 192, "semop": 193, "shmget": 194, "shmctl": 195, "shmat": 196,
-                "shmdt": 197, "add_key": 217, "request_key": 218, "keyctl": 219},
-}
-_METADATA_CALLS = {
-    "x86_64": {"chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "utime": 132, "setxattr": 188,
-               "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199,
-               "utimes": 235, "fchownat": 260, "futimesat": 261, "fchmodat": 268, "utimensat": 280,
-               "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466},
-    "aarch64": {"setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
-                "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "utimensat": 88,
-                "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466},
-}
-_X32_BIT = 0x40000000
-# What a layer cannot hold where the filter cannot be installed (another architecture), as `grade` says it.
-NO_FILTER_NETWORK = "network (no seccomp filter here)"
-NO_FILTER_LEFTOVERS = ("System V IPC, POSIX message queues and keyrings (no seccomp filter here): what one hand-in "
-                       "leaves there, the next could find")
-NO_FILTER_METADATA = ("the grading user's files (no seccomp filter here): a hand-in can change their modes, times "
-                      "and extended attributes")
-
-
-def shut_system_calls(network=False, metadata=False):
-    """Install the filter: leftovers refused, the network too if `network`, a file's metadata left unchanged if
-    `metadata` (see above).  True when it is in place."""
-    machine = os.uname().machine
-    if machine not in _ARCHITECTURES or os.environ.get("AUTOGRADER_SECCOMP") == "0":  # (tests: as elsewhere)
-        return False
-    deny, unchanged = _SECCOMP_RET_ERRNO | _ERRNO, _SECCOMP_RET_ERRNO | 0   # errno 0: the call returns 0
-    rules = [(number, deny) for number in _LEFTOVER_CALLS[machine].values()]
-    rules += [(number, deny) for number in _NETWORK_CALLS[machine].values()] if network else []
-    rules += [(number, unchanged) for number in _METADATA_CALLS[machine].values()] if metadata else []
-    program = [(_BPF_LD_W_ABS, 0, 0, 4),                       # the call's architecture
-               (_BPF_JEQ_K, 1, 0, _ARCHITECTURES[machine]),
-               (_BPF_RET_K, 0, 0, deny),                       # another one: refused whole
-               (_BPF_LD_W_ABS, 0, 0, 0)]                       # the call's number
-    if machine == "x86_64":
-        program.append((_BPF_JGE_K, 0, 1, _X32_BIT))           # x32 numbers: refused whole
-        program.append((_BPF_RET_K, 0, 0, deny))
-    for number, action in rules:
-        program.append((_BPF_JEQ_K, 0, 1, number))
-        program.append((_BPF_RET_K, 0, 0, action))
-    program.append((_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
-    filters = (ctypes.c_uint64 * len(program))(*(code | jt << 16 | jf << 24 | k << 32
-                                                 for code, jt, jf, k in program))
-    fprog = struct.pack("HxxxxxxQ", len(program), ctypes.addressof(filters))
-    buffer = ctypes.create_string_buffer(fprog)
-    return _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, buffer, 0, 0) == 0
-
-
-# --------------------------------------------------------- removing folders
-
-def remove_tree(path):
-    """Remove the folder `path` whatever modes a hand-in left inside (a folder of mode 0500 holding a file, one
-    of 0300 that cannot be listed): as their owner, or as root, each folder is made ours to list and change
-    first, once no process of that hand-in is left to change it back.  Never follows a link.  True once it is
-    gone (or was never there)."""
-    parent, name = os.path.split(path)
-    try:
-        fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return not os.path.lexists(path)
-    try:
-        _remove_entry(fd, name)
-    finally:
-        os.close(fd)
-    return not os.path.lexists(path)
-
-
-def _remove_entry(parent_fd, name, depth=0):
-    try:
-        info = os.lstat(name, dir_fd=parent_fd)
-    except FileNotFoundError:
-        return
-    except OSError:
-        return
-    if not stat.S_ISDIR(info.st_mode):
-        _quietly(os.unlink, name, dir_fd=parent_fd)
-        return
-    if depth > 500:   # (a hand-in's folders nest at most as deep as a path can reach)
-        return
-    _quietly(os.chmod, name, 0o700, dir_fd=parent_fd)   # no hand-in process is left to change it back
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent_fd)
-    except OSError:
-        return
-    try:
-        with os.scandir(fd) as entries:
-            names = [entry.name for entry in entries]
-        for child in names:
-            _remove_entry(fd, child, depth + 1)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-    _quietly(os.rmdir, name, dir_fd=parent_fd)
-
-
-def _quietly(action, *args, **options):
-    try:
-        action(*args, **options)
-    except OSError:
-        pass
-
-
 def _environment(home, tmp):
     os.environ.update({"HOME": home, "TMPDIR": tmp, "MPLCONFIGDIR": os.path.join(home, ".matplotlib")})
 
@@ -638,7 +441,7 @@ def _try(layer, root, private_dir):
                 _, status = os.waitpid(child, 0)
                 if os.waitstatus_to_exitcode(status) not in (0, 2):
                     raise IsolationError(0, "the namespace's first process could not set up its root")
-                lacking = [NO_FILTER_LEFTOVERS] if os.waitstatus_to_exitcode(status) == 2 else []
+                lacking = [seccomp.NO_FILTER_LEFTOVERS] if os.waitstatus_to_exitcode(status) == 2 else []
             elif layer == "users":
                 extra = None if os.environ.get("AUTOGRADER_LANDLOCK") == "0" else landlock_read_paths()
                 lacking = enter_users(worker_uid(os.getppid(), PROBE_LANE), limits, private_dir, extra)

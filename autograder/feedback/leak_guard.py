@@ -7,7 +7,7 @@ an input can tell it is not there.  Instead, everything a page says about a hidd
 fixed vocabulary the grader wrote (grade/explain.hidden_words: statuses, Python's own exception names,
 scoring's fixed sentences), beside the case's description from cases.toml; a page that says anything
 else is withheld.  What a public case says is the hand-in's own, and holds nothing hidden because nothing
-hidden is in its process before its turn (engine/runner.sealed) and nothing of one hand-in reaches the
+hidden is in its process before its turn (engine/requests.sealed) and nothing of one hand-in reaches the
 next (docs/security.md).
 
 Files the course publishes (the student bundle: `check`, `scan`), which are the grader's own text, are

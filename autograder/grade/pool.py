@@ -6,7 +6,7 @@ import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from ..engine.scheduling import defer_to_workers
+from ..engine import defer_to_workers
 from .handin import SubmissionResult, grade
 
 log = logging.getLogger(__name__)
