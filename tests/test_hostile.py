@@ -173,6 +173,18 @@ def test_a_grader_started_with_sigint_ignored_gives_the_same_grades(mixed_class,
         {s: (r["score"], r["status"]) for s, r in mixed_rows.items()}
 
 
+def _grade_alice_and_grace(tmp_path):
+    """Grade alice's and grace's notebooks through the real command, in this process: (their folder, rows)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("alice", "grace"):
+        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(tmp_path / "out"), str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder, read_csv(tmp_path / "out" / "grades.csv")
+
+
 def test_a_grader_failure_on_one_hand_in_is_that_hand_ins_row(mixed_class, tmp_path, monkeypatch):
     from autograder.grade import pool as scheduler
 
@@ -184,14 +196,7 @@ def test_a_grader_failure_on_one_hand_in_is_that_hand_ins_row(mixed_class, tmp_p
         return real_grade(assignment, expected, student, *rest, **options)
 
     monkeypatch.setattr(scheduler, "grade", flaky)
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("alice", "grace"):
-        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
-    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
-                                       "--out", str(tmp_path / "out"), str(folder)])
-    assert result.exit_code == 0, result.output
-    rows = read_csv(tmp_path / "out" / "grades.csv")
+    folder, rows = _grade_alice_and_grace(tmp_path)
     assert rows["alice"]["status"] == "grader-error" and "a bug in the grader" in rows["alice"]["message"]
     assert (rows["grace"]["score"], rows["grace"]["status"]) == ("5", "graded")
     # The next run grades the failed hand-in again (and only it).
@@ -249,14 +254,7 @@ def test_a_hand_in_the_grader_failed_on_is_graded_again_once_in_a_fresh_slot(tmp
     real_renew = Sandbox.renew
     monkeypatch.setattr(scheduler, "grade", fails_once)
     monkeypatch.setattr(Sandbox, "renew", lambda self, slot: (renewed.append(slot), real_renew(self, slot))[1])
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("alice", "grace"):
-        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
-    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
-                                       "--out", str(tmp_path / "out"), str(folder)])
-    assert result.exit_code == 0, result.output
-    rows = read_csv(tmp_path / "out" / "grades.csv")
+    _, rows = _grade_alice_and_grace(tmp_path)
     assert {s: (r["score"], r["status"]) for s, r in rows.items()} == {"alice": ("5", "graded"),
                                                                         "grace": ("5", "graded")}
     assert renewed == failures
