@@ -122,12 +122,18 @@ def get_n(pos):
     return _unchecked_get_n(pos)
 '''
 
+# An honest notebook that writes in its folder, and copies and touches a file as Python's own library does it
+# (shutil.copy sets the copy's mode, Path.touch its times: in the landlock layer as an ordinary user those calls
+# do nothing, and must not fail).
 WRITER = r'''
+import pathlib, shutil
 with open("scratch.txt", "w") as handle:
     handle.write("mine")
+shutil.copy("scratch.txt", "copy.txt")
+pathlib.Path("copy.txt").touch()
 _unread_get_n = get_n
 def get_n(pos):
-    with open("scratch.txt") as handle:
+    with open("copy.txt") as handle:
         assert handle.read() == "mine"
     return _unread_get_n(pos)
 '''
