@@ -128,3 +128,14 @@ def without_colab_badge(path):
     notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     notebook.cells = [c for c in notebook.cells if "colab-badge" not in c.get("metadata", {}).get("tags", [])]
     return nbformat.writes(notebook)
+
+
+def solution_in_a_module(module):
+    """alice's notebook with her code moved to `module`.py, the notebook importing it: (notebook, module) as bytes."""
+    notebook = json.loads((ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb").read_text())
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code" and not c["metadata"].get("tags")]
+    module_text = "\n\n".join("".join(c["source"]) for c in code) + "\n"
+    for cell in code:
+        cell["source"] = ""
+    code[0]["source"] = f"from {module} import *"
+    return json.dumps(notebook).encode(), module_text.encode()

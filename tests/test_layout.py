@@ -154,7 +154,7 @@ def test_tests_are_laid_out_like_the_package():
 ENGINE_SANDBOX_SIDE = {"zygote", "worker", "colab_standin"}
 
 
-def test_no_module_outside_the_engine_reads_its_internals():
+def test_no_module_outside_the_engine_reads_a_private_name():
     """Other stages use the engine's public names only: no `_name` imported from it or read off one of its
     modules, and none of the modules that run inside the sandbox (engine/__init__.py says which is which)."""
     found = []
@@ -186,3 +186,76 @@ def test_no_module_outside_the_engine_reads_its_internals():
                     and node.attr.startswith("_") and not node.attr.startswith("__")):
                 found.append(f"{module} reads {node.value.id}.{node.attr}")
     assert found == []
+
+
+ENGINE = PACKAGE / "engine"
+# Calls that make a mutable container: a module holding one holds state.
+_MUTABLE_CALLS = {"list", "dict", "set", "bytearray", "deque", "defaultdict", "OrderedDict", "Counter"}
+
+
+def _mutable_state(tree):
+    """(line, what) for each piece of state a module keeps: a mutable container bound at module or class level,
+    a name bound twice there, a `global` statement, a cache decorator on a function."""
+    found, bound = [], {}
+    mutable = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
+    def binding(node, where):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = getattr(node, "value", None)
+        call = value.func if isinstance(value, ast.Call) else None
+        name = getattr(call, "id", None) or getattr(call, "attr", None)
+        if isinstance(value, mutable) or name in _MUTABLE_CALLS or isinstance(node, ast.AugAssign):
+            found.append((node.lineno, f"{where}: a mutable value"))
+        for target in targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)):
+                found.append((node.lineno, f"{where}: {ast.unparse(target)} changed"))
+            for leaf in ast.walk(target) if isinstance(target, (ast.Name, ast.Tuple)) else ():
+                if isinstance(leaf, ast.Name) and where == "module":
+                    if leaf.id in bound:
+                        found.append((node.lineno, f"{leaf.id} bound again (first at line {bound[leaf.id]})"))
+                    bound.setdefault(leaf.id, node.lineno)
+
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            binding(node, "module")
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.Assign, ast.AugAssign)) or (isinstance(item, ast.AnnAssign) and item.value):
+                    binding(item, f"class {node.name}")
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                text = ast.unparse(decorator)
+                if "lru_cache" in text or text.endswith("cache"):
+                    found.append((node.lineno, f"{node.name}: a cache ({text})"))
+    found += [(node.lineno, "a global statement") for node in ast.walk(tree) if isinstance(node, ast.Global)]
+    return found
+
+
+def test_no_module_of_the_engine_keeps_mutable_state():
+    """The engine's state lives in objects (a Sandbox, a Worker, a RequestQueue, a run's Budget, a zygote of each
+    role), never in a module: a process forked from another then holds only what its objects hold."""
+    kept = [f"{path.name}:{line} {what}" for path in sorted(ENGINE.glob("*.py"))
+            for line, what in _mutable_state(ast.parse(path.read_text(encoding="utf-8")))]
+    assert kept == []
+
+
+def test_no_module_of_the_engine_is_over_500_lines():
+    long = {path.name: n for path in ENGINE.glob("*.py") if (n := len(path.read_text().splitlines())) > 500}
+    assert long == {}
+
+
+def test_no_module_outside_the_engine_reads_its_internals():
+    """The rest of the package uses the engine through the names autograder/engine/__init__.py gives, nothing else:
+    no module of the engine imported by name, no private name."""
+    import autograder.engine
+
+    public = set(autograder.engine.__all__)
+    reads = []
+    for path in _modules():
+        module, imports = _imports(path)
+        if _stage(module) == "engine":
+            continue
+        for name in imports:
+            if name.startswith("autograder.engine.") and name.removeprefix("autograder.engine.") not in public:
+                reads.append(f"{module} imports {name}")
+    assert reads == []

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -96,11 +97,14 @@ def test_a_hand_in_finds_no_answers_after_pip_install_dot(wheel, tmp_path, layer
                            "source": CHEATER}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (handins / "cheater.ipynb").write_text(json.dumps(notebook))
     shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins)
+    out = Path(tempfile.mkdtemp(prefix="autograder-packaging-"))   # a worker's user id must reach its folder
+    out.chmod(0o755)
     done = subprocess.run([str(python), "-m", "autograder", "--course", str(course), "grade", "--assignment",
-                           "n-queens", "--out", str(tmp_path / "out"), "--isolation", layer, str(handins)],
+                           "n-queens", "--out", str(out / "out"), "--isolation", layer, str(handins)],
                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    rows = (out / "out" / "grades.csv").read_text().splitlines() if done.returncode == 0 else []
+    shutil.rmtree(out)
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"isolation: {layer}" in done.stderr
-    rows = (tmp_path / "out" / "grades.csv").read_text().splitlines()
     scores = {line.split(",")[0]: line.split(",")[2] for line in rows[1:]}
     assert scores == {"alice": "5", "cheater": "0"}

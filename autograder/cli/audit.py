@@ -9,8 +9,7 @@ from rich.console import Console
 
 from ..core.assignment import load_assignment
 from ..core.course import load_course
-from ..engine.isolation import MAX_SLOTS
-from ..engine.sandbox import Sandbox
+from ..engine import MAX_SLOTS, Sandbox
 from ..audit import run_audit
 
 console = Console(stderr=True)

@@ -13,7 +13,7 @@ from rich.table import Table
 from ..core.assignment import load_assignment
 from ..core.course import LATE_POLICIES
 from ..core.listing import names
-from ..engine.isolation import LAYERS, MAX_SLOTS
+from ..engine import LAYERS, MAX_SLOTS
 from ..grade.class_run import GradeEvents, GradeOptions, GradingInterrupted, command_line, grade_class
 from ..gradebook.store import NOT_GRADED, late_word
 from .numbers import FACTOR, POINTS, SECONDS

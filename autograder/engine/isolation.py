@@ -34,18 +34,24 @@ import ctypes
 import json
 import os
 import resource
-import stat
 import struct
 import sys
+from types import MappingProxyType
+
+if __package__:   # imported by the grader
+    from . import landlock, seccomp
+else:             # in the sandbox's folder, beside zygote.py
+    import landlock
+    import seccomp
 
 LAYERS = ("namespaces", "users", "landlock", "none")
 # What each layer hides, for messages, the gradebook and the README's table.
-HIDES = {
+HIDES = MappingProxyType({
     "namespaces": "course, expected values, gradebook, other hand-ins, network, other processes",
     "users": "course, expected values, gradebook, other hand-ins (file permissions), other slots' processes",
     "landlock": "every file outside the OS, Python and the hand-in's own folder; signals to other processes",
     "none": "nothing: student code can read whatever the grader can",
-}
+})
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -55,18 +61,31 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 CAP_SYS_ADMIN = 21
 
-MAX_SLOTS = 256
+MAX_SLOTS = 128   # grading slots at once (--jobs)
 # Inside a user namespace the worker is this user; outside it is the grader's.
 INNER_ID = 1000
 
+# As root every worker runs under a user id of its own "lane".  A slot's zygote has two lanes and gives its
+# workers each in turn, so the hand-in running and the next one's worker (a spare, made meanwhile) never share a
+# user id: neither can chmod, signal or count against the other's processes.  A sandbox has LANES lanes: two for
+# each slot's zygote it starts (a slot that cannot be cleaned gets a new zygote, with new lanes), and the last
+# two for the probe of the layers.
+LANES = 512
+PROBE_LANE = LANES - 2
+_FIRST_UID = 1_000_000
 
-def slot_uid(zygote_pid, slot):
-    """The user id of grading slot `slot` of the zygote `zygote_pid`.
 
-    Unique among sandboxes running at once (zygote pids are), so one grading
-    process never sweeps away another one's workers.
-    """
-    return 1_000_000 + zygote_pid * MAX_SLOTS + slot
+def worker_uid(sandbox_pid, lane):
+    """The user id of lane `lane` of the sandbox whose first zygote is `sandbox_pid`.
+
+    Unique among sandboxes running at once (their zygotes' pids are), so one grading process never sweeps
+    away another one's workers; under 2**32 for every pid Linux gives (at most 2**22)."""
+    return _FIRST_UID + sandbox_pid * LANES + lane
+
+
+def sandbox_of_uid(uid):
+    """The first zygote's pid of the sandbox whose worker has user id `uid`, or None for no worker's."""
+    return (uid - _FIRST_UID) // LANES if uid >= _FIRST_UID else None
 
 
 HOME = "/home/student"
@@ -75,7 +94,6 @@ SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
 
 
 class IsolationError(OSError):
@@ -186,7 +204,9 @@ def finish_namespaces(state, limits, root):
     else:
         _drop_capabilities()
     _no_new_privs()
+    lacking = [] if seccomp.shut() else [seccomp.NO_FILTER_LEFTOVERS]
     _environment(HOME, "/tmp")
+    return lacking
 
 
 def unshare_pid():
@@ -245,15 +265,16 @@ def enter_users(uid, limits, private_dir, landlock_paths=None):
     os.chdir(private_dir)
     _limit(limits, count_processes=True)
     _become(uid)
+    _can_reach(private_dir)   # its own folder by its path too (TMPDIR, HOME), and Landlock's rule is made from it
     _no_new_privs()
     lacking = []
     if landlock_paths is not None and landlock_abi() > 0:
-        _restrict_files(landlock_paths, private_dir)
+        landlock.restrict_files(landlock_paths, private_dir, DEVICES)
     else:
         lacking.append("files other than the course's hidden by permissions only (no Landlock): world-readable "
                        "files elsewhere on this machine stay readable")
-    if not forbid_network():
-        lacking.append("network (no seccomp filter here)")
+    if not seccomp.shut(network=True):
+        lacking += [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS]
     _environment(private_dir, private_dir)
     return lacking
 
@@ -266,23 +287,7 @@ def _become(uid):
 
 # ------------------------------------------------------------------ landlock
 
-SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
-LANDLOCK_CREATE_RULESET_VERSION, LANDLOCK_RULE_PATH_BENEATH = 1, 1
-# Filesystem rights by ABI version (linux/landlock.h).
-_FS_V1 = (1 << 13) - 1              # execute, write, read file/dir, remove, make_* ...
-_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
-_FS_READ = (1 << 0) | (1 << 2) | (1 << 3)   # execute, read_file, read_dir
-_NET_ALL = (1 << 0) | (1 << 1)              # bind_tcp, connect_tcp (ABI 4)
-_SCOPE_ALL = (1 << 0) | (1 << 1)            # abstract unix sockets, signals (ABI 6)
-
-
-def landlock_abi():
-    """The kernel's Landlock ABI version, 0 where it has none."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    version = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
-                            ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
-    return max(int(version), 0)
+landlock_abi = landlock.landlock_abi
 
 
 def enter_landlock(limits, private_dir, read_paths, uid=None):
@@ -291,53 +296,15 @@ def enter_landlock(limits, private_dir, read_paths, uid=None):
     _limit(limits, count_processes=uid is not None)
     if uid is not None:
         _become(uid)
+        _can_reach(private_dir)   # (as in enter_users)
     _no_new_privs()  # landlock_restrict_self demands it of an unprivileged process
-    _restrict_files(read_paths, private_dir)
-    lacking = [] if forbid_network() else ["network (no seccomp filter here)"]
+    landlock.restrict_files(read_paths, private_dir, DEVICES)
+    # As an ordinary user the worker is the grading user: what Landlock does not mediate (a file's mode, owner,
+    # times and extended attributes) it could change on every file of the grader's (see seccomp.py).
+    lacking = [] if seccomp.shut(network=True, metadata=uid is None) else \
+        [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS] + ([seccomp.NO_FILTER_METADATA] if uid is None else [])
     _environment(private_dir, private_dir)
     return lacking
-
-
-def _restrict_files(read_paths, private_dir):
-    abi = landlock_abi()
-    if abi < 1:
-        raise IsolationError(0, "this kernel has no Landlock")
-    fs = _FS_V1 | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0) | \
-        (_FS_IOCTL_DEV if abi >= 5 else 0)
-    net = _NET_ALL if abi >= 4 else 0
-    scoped = _SCOPE_ALL if abi >= 6 else 0
-    attr = struct.pack("QQQ", fs, net, scoped)
-    size = 8 if abi < 4 else (16 if abi < 6 else 24)
-    ruleset = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, attr, ctypes.c_size_t(size), ctypes.c_uint32(0))
-    if ruleset < 0:
-        raise IsolationError(ctypes.get_errno(), "landlock_create_ruleset")
-    try:
-        for path in read_paths:
-            _allow(ruleset, path, _FS_READ)
-        # The /dev files Python and numpy open; nothing else under /dev.
-        for device in DEVICES:
-            _allow(ruleset, f"/dev/{device}", (1 << 1) | (1 << 2))  # write_file, read_file
-        _allow(ruleset, private_dir, fs & ~_FS_IOCTL_DEV)
-        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
-               "landlock_restrict_self")
-    finally:
-        os.close(ruleset)
-
-
-def _allow(ruleset, path, access):
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return  # not on this system (e.g. /lib32)
-    try:
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
-            access &= (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14)  # file rights only for a file
-        rule = struct.pack("=Qi", access, fd)
-        _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset),
-                             ctypes.c_uint32(LANDLOCK_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)),
-               f"landlock_add_rule {path}")
-    finally:
-        os.close(fd)
 
 
 def _can_read_python():
@@ -418,52 +385,6 @@ def _no_new_privs():
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-# ---------------------------------------------------------------- no network
-#
-# The users and landlock layers share the machine's network.  Landlock (ABI 4+) refuses TCP only;
-# UDP, DNS and Unix sockets stay open.  A seccomp filter, which any process may install once it has
-# no_new_privs, refuses what reaches anything: making a socket (socketpair(), which only connects a
-# process to its own children, is a different call and stays), connect and bind on one inherited,
-# and io_uring, which could do both behind the filter's back.  System calls of another architecture
-# (32-bit x86 on a 64-bit kernel) are refused whole, since their numbers differ.
-
-SECCOMP_SET_MODE_FILTER, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 22, 2
-_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
-_SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
-_ERRNO = 13                                  # EACCES: "permission denied", what a student then reads
-# machine -> (the audit architecture, system calls refused)
-_NO_NETWORK_CALLS = {
-    "x86_64": (0xC000003E, {"socket": 41, "connect": 42, "bind": 49, "listen": 50, "io_uring_setup": 425}),
-    "aarch64": (0xC00000B7, {"socket": 198, "bind": 200, "listen": 201, "connect": 203, "io_uring_setup": 425}),
-}
-_X32_BIT = 0x40000000
-
-
-def forbid_network():
-    """Refuse every socket the process could reach something with; True when the filter is in place."""
-    machine = os.uname().machine
-    if machine not in _NO_NETWORK_CALLS:
-        return False
-    arch, calls = _NO_NETWORK_CALLS[machine]
-    deny = _SECCOMP_RET_ERRNO | _ERRNO
-    program = [(_BPF_LD_W_ABS, 0, 0, 4),                       # the call's architecture
-               (_BPF_JEQ_K, 1, 0, arch),
-               (_BPF_RET_K, 0, 0, deny),                       # another one: refused whole
-               (_BPF_LD_W_ABS, 0, 0, 0)]                       # the call's number
-    if machine == "x86_64":
-        program.append((_BPF_JGE_K, 0, 1, _X32_BIT))           # x32 numbers: refused whole
-        program.append((_BPF_RET_K, 0, 0, deny))
-    for number in calls.values():
-        program.append((_BPF_JEQ_K, 0, 1, number))
-        program.append((_BPF_RET_K, 0, 0, deny))
-    program.append((_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
-    filters = (ctypes.c_uint64 * len(program))(*(code | jt << 16 | jf << 24 | k << 32
-                                                 for code, jt, jf, k in program))
-    fprog = struct.pack("HxxxxxxQ", len(program), ctypes.addressof(filters))
-    buffer = ctypes.create_string_buffer(fprog)
-    return _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, buffer, 0, 0) == 0
-
-
 def _environment(home, tmp):
     os.environ.update({"HOME": home, "TMPDIR": tmp, "MPLCONFIGDIR": os.path.join(home, ".matplotlib")})
 
@@ -509,25 +430,25 @@ def _try(layer, root, private_dir):
         try:
             limits = {"disk_mb": 1, "memory_mb": 1 << 20, "file_mb": 1, "processes": 64, "cpu_seconds": 60}
             if layer == "namespaces":
-                state = enter_namespaces(slot_uid(os.getppid(), 0), limits, root)
+                state = enter_namespaces(worker_uid(os.getppid(), PROBE_LANE), limits, root)
                 child = os.fork()
                 if child == 0:
                     code = 1
                     try:
-                        finish_namespaces(state, limits, root)
-                        code = 0
+                        code = 2 if finish_namespaces(state, limits, root) else 0   # 2: it lacks something
                     finally:
                         os._exit(code)
                 _, status = os.waitpid(child, 0)
-                if status != 0:
+                if os.waitstatus_to_exitcode(status) not in (0, 2):
                     raise IsolationError(0, "the namespace's first process could not set up its root")
+                lacking = [seccomp.NO_FILTER_LEFTOVERS] if os.waitstatus_to_exitcode(status) == 2 else []
             elif layer == "users":
                 extra = None if os.environ.get("AUTOGRADER_LANDLOCK") == "0" else landlock_read_paths()
-                lacking = enter_users(slot_uid(os.getppid(), 0), limits, private_dir, extra)
+                lacking = enter_users(worker_uid(os.getppid(), PROBE_LANE), limits, private_dir, extra)
                 _can_read_python()
             elif layer == "landlock":
                 lacking = enter_landlock(limits, private_dir, landlock_read_paths(),
-                                         slot_uid(os.getppid(), 0) if os.geteuid() == 0 else None)
+                                         worker_uid(os.getppid(), PROBE_LANE) if os.geteuid() == 0 else None)
         except BaseException as error:  # noqa: BLE001 - any failure means "not here"
             text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             message = (text or type(error).__name__).encode()

@@ -14,6 +14,7 @@ import math
 import os
 import select
 import time
+from types import MappingProxyType
 
 from .. import runtime
 
@@ -41,15 +42,15 @@ FLOAT_WORDS = ("nan", "inf", "-inf")
 
 # Fields of each kind of reply: name -> (accepted types, required).
 _NUMBER = (int, float)
-SCHEMAS = {
-    "cell": {"id": ((int,), True), "ok": ((bool,), True), "error": ((str, type(None)), True),
-             "interrupted": ((bool,), True), "seconds": (_NUMBER, True)},
-    "runner": {"id": ((int,), True), "pid": ((int,), True)},
-    "call": {"id": ((int,), True), "ok": ((bool,), True), "seconds": (_NUMBER, True),
-             "value": (None, False), "error": ((str,), False), "traceback": ((str,), False),
-             "interrupted": ((bool,), False), "cpu": (_NUMBER, False)},
-    "event": {"event": ((str,), True), "status": ((int, type(None)), True)},
-}
+SCHEMAS = MappingProxyType({
+    "cell": MappingProxyType({"id": ((int,), True), "ok": ((bool,), True), "error": ((str, type(None)), True),
+                              "interrupted": ((bool,), True), "seconds": (_NUMBER, True)}),
+    "runner": MappingProxyType({"id": ((int,), True), "pid": ((int,), True)}),
+    "call": MappingProxyType({"id": ((int,), True), "ok": ((bool,), True), "seconds": (_NUMBER, True),
+                              "value": (None, False), "error": ((str,), False), "traceback": ((str,), False),
+                              "interrupted": ((bool,), False), "cpu": (_NUMBER, False)}),
+    "event": MappingProxyType({"event": ((str,), True), "status": ((int, type(None)), True)}),
+})
 
 
 class Lines:

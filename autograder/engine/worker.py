@@ -50,15 +50,15 @@ except ImportError:  # imported from the package (the grader's own tests)
 PR_SET_PDEATHSIG = 1
 # The signals the time limits use: the grader's interrupt and our CPU timer.
 LIMIT_SIGNALS = (signal.SIGINT, signal.SIGPROF)
-_FILES_NOT_STUDENTS = {os.path.abspath(__file__), os.path.abspath(runtime.__file__)}
-
-_armed = False  # student code is running: a limit signal interrupts it
-_fired = False  # a limit signal came while it ran
+_FILES_NOT_STUDENTS = frozenset((os.path.abspath(__file__), os.path.abspath(runtime.__file__)))
 
 
 def serve(shell, request_fd, reply_fd):
     """The worker's loop: cells, and runners on request; returns when the grader hangs up."""
-    _take_signals()
+    # The shell is the worker's one long-lived object (what a cell or a call runs in): the limit signals'
+    # state lives on it.
+    shell.limit_signals = LimitSignals()
+    shell.limit_signals.take()
     # As in a Jupyter kernel, modules in the notebook's own folder import (a helper handed in beside
     # it, or one a cell wrote with %%writefile); the zygote's -I left that folder off sys.path.
     if "" not in sys.path:
@@ -81,7 +81,7 @@ def _serve(shell, channel, runner):
                 reply = run_cell(shell, request)
             elif op == "files" and not runner:
                 reply = put_files(request.get("files"))
-            elif op == "call":  # in a runner, or in the worker itself (sandbox.Worker.fork_runners)
+            elif op == "call":  # in a runner, or in the worker itself (handle.Worker.call's fork_runners)
                 reply = call(shell, request)
             else:
                 reply = {"ok": False, "seconds": 0.0, "error": f"{op!r} is not a request for this process"}
@@ -98,7 +98,7 @@ def _serve(shell, channel, runner):
 
 def _fork_runner(shell, channel, request_id):
     """Fork a case runner from this post-cells state; wait for it to end; say how it ended."""
-    _take_signals()
+    shell.limit_signals.take()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a cell may have set SIG_IGN, which would hide its exit
     gc.freeze()  # objects made so far stay out of the runner's collections: fewer copied pages
     parent = os.getpid()
@@ -242,41 +242,44 @@ def runtime_names():
     return {name: value for name, value in vars(runtime).items() if not name.startswith("_")}
 
 
-def _take_signals():
-    """The limit signals interrupt student code, whatever the grader inherited or a cell set.
+class LimitSignals:
+    """The signals the time limits use (the grader's interrupt, our CPU timer), and whether student code is running
+    (`armed`: a limit signal interrupts it) and was interrupted (`fired`)."""
 
-    A grader started by `nohup` or `cmd &` passes SIGINT on ignored; a cell may
-    ignore or block it.  As the init of a PID namespace, a process receives
-    from outside only the signals it has a handler for: these have one.
-    """
-    for signum in LIMIT_SIGNALS:
-        if signal.getsignal(signum) is not _on_limit:  # (a handler set behind Python's back is
-            signal.signal(signum, _on_limit)           # caught by the grader's own watch)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, LIMIT_SIGNALS)
+    def __init__(self):
+        self.armed = False
+        self.fired = False
+        self._handler = self._on_limit   # (one bound method, so that it is recognised as ours)
 
+    def take(self):
+        """The limit signals interrupt student code, whatever the grader inherited or a cell set.
 
-def _on_limit(signum, frame):
-    global _fired
-    if _armed:  # outside student code a late signal changes nothing
-        _fired = True
-        raise KeyboardInterrupt
+        A grader started by `nohup` or `cmd &` passes SIGINT on ignored; a cell may
+        ignore or block it.  As the init of a PID namespace, a process receives
+        from outside only the signals it has a handler for: these have one.
+        """
+        for signum in LIMIT_SIGNALS:
+            if signal.getsignal(signum) is not self._handler:  # (a handler set behind Python's back is
+                signal.signal(signum, self._handler)           # caught by the grader's own watch)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, LIMIT_SIGNALS)
 
+    def _on_limit(self, signum, frame):
+        if self.armed:  # outside student code a late signal changes nothing
+            self.fired = True
+            raise KeyboardInterrupt
 
-def _arm(limit):
-    global _armed, _fired
-    _take_signals()
-    _fired = False
-    _armed = True
-    if limit:
-        signal.setitimer(signal.ITIMER_PROF, limit)  # CPU time of this process, not the wall clock
+    def arm(self, limit):
+        self.take()
+        self.fired = False
+        self.armed = True
+        if limit:
+            signal.setitimer(signal.ITIMER_PROF, limit)  # CPU time of this process, not the wall clock
 
-
-def _disarm():
-    """Stop the CPU timer; True if a limit signal interrupted the student's code."""
-    global _armed
-    _armed = False
-    signal.setitimer(signal.ITIMER_PROF, 0)
-    return _fired
+    def disarm(self):
+        """Stop the CPU timer; True if a limit signal interrupted the student's code."""
+        self.armed = False
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        return self.fired
 
 
 def put_files(files):
@@ -299,13 +302,14 @@ def put_files(files):
 
 def run_cell(shell, request):
     started = time.perf_counter()
+    limits = shell.limit_signals   # taken before the cell runs: what it does to the shell cannot change it
     try:
-        _arm(request.get("limit"))
+        limits.arm(request.get("limit"))
         result = shell.run_cell(request["code"], store_history=False)
         error = result.error_before_exec or result.error_in_exec
     except BaseException as exc:  # noqa: BLE001 - an interrupt that hit IPython's own code
         error = exc
-    interrupted = _disarm()
+    interrupted = limits.disarm()
     return {
         "ok": error is None,
         "error": _describe(error) if error is not None else None,
@@ -316,6 +320,7 @@ def run_cell(shell, request):
 
 def call(shell, request):
     started, cpu_started = time.perf_counter(), time.process_time()
+    limits = shell.limit_signals   # (as in run_cell)
     function = shell.user_ns.get(request["function"])
     if function is None:
         return {"ok": False, "seconds": 0.0,
@@ -323,15 +328,15 @@ def call(shell, request):
     try:
         args = [decode(a) for a in request["args"]]
         kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
-        _arm(request.get("limit"))
+        limits.arm(request.get("limit"))
         value = function(*args, **kwargs)
         plain = runtime.to_plain(value)  # a generator runs here, under the same limit
     except BaseException as error:  # noqa: BLE001 - SystemExit too: the student's bug, not ours
-        interrupted = _disarm()
+        interrupted = limits.disarm()
         return {"ok": False, "seconds": time.perf_counter() - started, "interrupted": interrupted,
                 "error": "interrupted: the time limit ran out" if interrupted else _describe(error),
                 "traceback": _student_frames(error)}
-    if _disarm():  # the student's code caught the interrupt and returned anyway
+    if limits.disarm():  # the student's code caught the interrupt and returned anyway
         return {"ok": False, "seconds": time.perf_counter() - started, "interrupted": True,
                 "error": "interrupted: the time limit ran out", "traceback": ""}
     return {"ok": True, "value": plain, "seconds": time.perf_counter() - started,

@@ -1,4 +1,17 @@
-"""Refuse files that hold solution code, hidden case inputs or hidden expected values.
+"""Refuse files that hold solution code, hidden case inputs or hidden expected values, and pages that say
+anything about a hidden case in words the grader did not write.
+
+Feedback pages (`vet_page`): a hand-in chooses its exception classes, names, messages and values, and can
+spell an input any way it likes (letters, a checksum, a class named after it), so no search of a page for
+an input can tell it is not there.  Instead, everything a page says about a hidden case must come from a
+fixed vocabulary the grader wrote (feedback/explain.hidden_words: statuses, Python's own exception names,
+scoring's fixed sentences), beside the case's description from cases.toml; a page that says anything
+else is withheld.  What a public case says is the hand-in's own, and holds nothing hidden because nothing
+hidden is in its process before its turn (engine/requests.sealed) and nothing of one hand-in reaches the
+next (docs/security.md).
+
+Files the course publishes (the student bundle: `check`, `scan`), which are the grader's own text, are
+searched for secrets:
 
 What counts as a secret ("needles"):
   * solution code: every line inside a `### BEGIN SOLUTION` / `### END SOLUTION`
@@ -34,6 +47,7 @@ from pathlib import Path
 from .. import runtime
 from ..core.assignment import load_assignment
 from ..core.errors import AutograderError
+from . import explain
 
 MIN_LINE = 12
 MIN_ARGUMENT = 7
@@ -256,3 +270,46 @@ def check(files, needles):
     leaks = scan(files, needles)
     if leaks:
         raise LeakError(leaks)
+
+
+# --- feedback pages: hidden cases only in the grader's words ------------------------------------
+
+@dataclass(frozen=True)
+class Unvetted:
+    """What a page would say about a hidden case that is not the grader's own words."""
+    description: str
+    field: str
+    text: str
+
+    def __str__(self):
+        text = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        return f"hidden case {self.description[:80]!r}: its {self.field} {text!r} is not one of the grader's own words"
+
+
+# The fields of a hidden case in a page's view (feedback/view.py), and what each may hold.
+_HIDDEN_STATUSES = frozenset((*explain.CASE_STATUS, "slow"))
+
+
+def vet_page(view):
+    """[Unvetted] for each field of a hidden case in a page's `view` whose text the grader did not write: the
+    result from hidden_words(), the status from the grader's statuses, the points numbers, and no other field
+    but the description (which the gradebook keeps from cases.toml)."""
+    words = explain.hidden_words()
+    found = []
+    for case in view["hidden"]:
+        description = str(case.get("description", ""))
+        checks = (("result", case.get("result"), words), ("status", case.get("status"), _HIDDEN_STATUSES))
+        found += [Unvetted(description, field, str(text)) for field, text, allowed in checks if text not in allowed]
+        unknown = sorted(set(case) - {"description", "result", "status", "points", "max_points", "passed"})
+        found += [Unvetted(description, "field", name) for name in unknown]
+        found += [Unvetted(description, name, str(case[name])) for name in ("points", "max_points")
+                  if not _is_number(case[name])]
+    return found
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -2,9 +2,8 @@
 
 `feedback`, and both kinds of release, render from the gradebook through
 here, so what a student gets is the same wherever it is delivered.  A page
-that holds a hidden case's input or a distinctive hidden expected value (only
-possible if a hand-in printed one into its own error message, or if
-something upstream went wrong) is withheld, and said so, rather than written.
+that would say anything about a hidden case in words the grader did not
+write (leak_guard.vet_page) is withheld, and said so, rather than written.
 """
 
 from dataclasses import dataclass, field
@@ -38,21 +37,20 @@ class Page:
 @dataclass
 class Pages:
     pages: list
-    withheld: dict = field(default_factory=dict)   # student -> [Leak]
+    withheld: dict = field(default_factory=dict)   # student -> [leak_guard.Unvetted]
 
 
 def build_pages(course, assignment, out_dir):
     expected = assignment.load_expected()
-    needles = leak_guard.hidden_needles(course, [assignment.id])
     result = Pages([])
     for submission in load_submissions(out_dir, assignment.id):
         view = student_view(submission, assignment, expected, course)
-        html = render("feedback.html.j2", **view)
-        markdown = render("feedback.md.j2", **view)
-        leaks = leak_guard.scan({HTML_NAME: html, MARKDOWN_NAME: markdown}, needles)
+        leaks = leak_guard.vet_page(view)
         if leaks:
             result.withheld[submission.student] = leaks
             continue
+        html = render("feedback.html.j2", **view)
+        markdown = render("feedback.md.j2", **view)
         result.pages.append(Page(submission.student, feedback_folder(submission), html, markdown, submission))
     return result
 

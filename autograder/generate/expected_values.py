@@ -10,8 +10,7 @@ from ..grade import baselines, handin as grading
 from ..core import limits
 from .. import runtime
 from ..core.assignment import Settings
-from ..engine import runner
-from ..engine.sandbox import shared_sandbox
+from ..engine import Call, run
 from ..core.errors import BuildError
 from ..notebook.student_notebook import executable_reference
 
@@ -20,7 +19,7 @@ def compute_expected(assignment, reference):
     # Every cell but the instructor-only ones (a plot, say): demos must work too.
     cells = [c.source for c in executable_reference(reference, assignment).cells
              if c.cell_type == "code" and "reference-only" not in c.metadata.get("tags", [])]
-    sandbox = shared_sandbox()
+    sandbox = grading.shared_sandbox()
     outcome = grading.run_cases(assignment, cells, sandbox, settings=_measuring(assignment))
     for index, message in outcome.cell_errors:
         raise BuildError(f"{assignment.solution_path}: code cell {index + 1} fails: {message}")
@@ -44,9 +43,9 @@ def compute_timing(assignment, reference):
     and this machine's calibration: the data of timing.json."""
     cells = [c.source for c in executable_reference(reference, assignment).cells
              if c.cell_type == "code" and not set(c.metadata.get("tags", [])) & set(assignment.skip_tags)]
-    calls = [{**case.call.encoded(), "repeat": limits.REFERENCE_RUNS} for case in assignment.cases]
+    calls = [Call.of(case.call.encoded(), repeat=limits.REFERENCE_RUNS) for case in assignment.cases]
     settings = _measuring(assignment)
-    outcome = runner.run(shared_sandbox(), 0, cells, calls, list(settings.case_limits), settings.cell_timeout,
+    outcome = run(grading.shared_sandbox(), 0, cells, calls, list(settings.case_limits), settings.cell_timeout,
                          settings.hand_in_budget)
     seconds = {}
     for case, result in zip(assignment.cases, outcome.calls):

@@ -14,7 +14,7 @@ from ..core.assignment import load_assignment
 from ..audit import run_audit
 from ..audit.cache import audit_path, check_audit
 from ..audit.config import load_config
-from ..engine.sandbox import shared_sandbox
+from ..grade.handin import shared_sandbox
 from .expected_values import compute_expected, compute_timing, expected_text
 from ..core.limits import case_limits, load_timing, timing_text
 from ..core.limits import timing_is_current as limits_current

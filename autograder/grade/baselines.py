@@ -8,7 +8,7 @@ grading process, on the same machine as the submissions' calls.
 
 import threading
 
-from ..engine import runner
+from ..engine import Call, run
 from ..core.assignment import AssignmentError
 from ..core.calls import parse_call
 from ..notebook.student_notebook import executable_reference, read_reference
@@ -38,10 +38,10 @@ def _measure(assignment, cases, sandbox, slot):
     notebook = executable_reference(read_reference(assignment), assignment)
     cells = [c.source for c in notebook.cells
              if c.cell_type == "code" and not set(c.metadata.get("tags", [])) & set(assignment.skip_tags)]
-    calls = [{**parse_call(c.options["baseline"]).encoded(), "repeat": c.options.get("repeat", 1), "timed": True}
+    calls = [Call.of(parse_call(c.options["baseline"]).encoded(), repeat=c.options.get("repeat", 1), timed=True)
              for c in cases]
     timeouts = [10 * (c.timeout or assignment.case_timeout) for c in cases]
-    outcome = runner.run(sandbox, slot, cells, calls, timeouts, assignment.cell_timeout, assignment.budget)
+    outcome = run(sandbox, slot, cells, calls, timeouts, assignment.cell_timeout, assignment.budget)
     times = {}
     for case, result in zip(cases, outcome.calls):
         if result.status != "ok":

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.course import late_rules
-from ..engine.isolation import HIDES
-from ..engine.sandbox import Limits, Sandbox
+from ..engine import HIDES, Limits, Sandbox
 from ..gradebook import Gradebook, lock
 from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import match

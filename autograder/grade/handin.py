@@ -1,11 +1,11 @@
 """Grade one hand-in: read it, run it in a sandbox, score every case."""
 
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import baselines, scoring
-from ..engine import runner
-from ..engine.sandbox import shared_sandbox
+from ..engine import Call, Sandbox, run
 from ..gradebook.code import code_pieces
 from ..intake.cells import SubmissionError, read_cells
 
@@ -117,14 +117,16 @@ def run_cases(assignment, sources, sandbox, slot=0, settings=None, cases=None, u
     # feedback shows.  (The audit, which stops at a mutant's first failure, keeps the table's order.)
     order = list(range(len(cases))) if until is not None else sorted(range(len(cases)), key=lambda i: cases[i].hidden)
     ordered = [cases[i] for i in order]
-    # A speed case's time is judged: it runs on its own, whatever its repeat (runner.timed_alone).
-    calls = [{**case.call.encoded(), "repeat": case.options.get("repeat", 1), "timed": case.compare == "faster_than"}
-             for case in ordered]
+    # A speed case's time is judged: it runs on its own, whatever its repeat (Call.alone).  A hidden case's input
+    # is sealed: never in the worker before its turn (engine/requests.py).  The audit grades the course's own
+    # mutants, which have nothing to learn.
+    calls = [Call.of(case.call.encoded(), repeat=case.options.get("repeat", 1), timed=case.compare == "faster_than",
+                     sealed=case.hidden and until is None) for case in ordered]
     limit_of = dict(zip((c.name for c in assignment.cases), settings.case_limits))
     timeouts = [limit_of.get(case.name) or case.timeout or settings.case_timeout or assignment.case_timeout
                 for case in ordered]
-    outcome = runner.run(sandbox, slot, sources, calls, timeouts, cell_timeout or settings.cell_timeout,
-                         settings.hand_in_budget, until, files)
+    outcome = run(sandbox, slot, sources, calls, timeouts, cell_timeout or settings.cell_timeout,
+                  settings.hand_in_budget, until, files)
     if until is None:                        # back in the cases' own order
         outcome.calls = [outcome.calls[order.index(i)] for i in range(len(cases))]
     return outcome
@@ -143,3 +145,16 @@ def _status(results, outcome):
                      "crashed": "crashed the Python process"}[status]
             return status, "; ".join([f"{counts[status]} case(s) {label}", *notes])
     return "graded", "; ".join(notes)
+
+
+_shared = None
+_shared_lock = threading.Lock()
+
+
+def shared_sandbox():
+    """One sandbox per process for callers that grade one thing at a time (build, tests)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared.zygote.poll() is not None:
+            _shared = Sandbox()
+        return _shared

@@ -6,7 +6,7 @@ import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from ..engine.scheduling import defer_to_workers
+from ..engine import defer_to_workers
 from .handin import SubmissionResult, grade
 
 log = logging.getLogger(__name__)
@@ -37,8 +37,7 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
                 return None
             if started is not None:
                 started(handin)
-            return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings,
-                         files=handin.companion_files())
+            return _graded_or_again(assignment, expected, handin, sandbox, slot, settings, cancel)
         except Exception as error:  # noqa: BLE001 - one hand-in's failure is its own row, never the run's end
             if cancel.is_set():     # Ctrl-C closed the sandbox under it: not this hand-in's failure
                 return None
@@ -62,6 +61,26 @@ def grade_all(assignment, expected, handins, sandbox, jobs, settings, cancel=Non
     finally:
         cancel.set()
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _graded_or_again(assignment, expected, handin, sandbox, slot, settings, cancel):
+    """grade(), and where the grader itself failed (grade() never raises for anything a hand-in does: a slot left
+    unclean, a worker that could not be made or given the hand-in's files), once more in a fresh slot, with user ids
+    and folders of its own: the hand-in is never charged for what the grader could not do, and a failure that
+    happens again is its `grader-error` row."""
+    def attempt():
+        return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings,
+                     files=handin.companion_files())
+
+    try:
+        return attempt()
+    except Exception as error:  # noqa: BLE001 - see grade_all
+        if cancel.is_set():
+            raise
+        log.warning("grading %s failed (%s: %s); grading it again in a fresh slot", handin.student,
+                    type(error).__name__, str(error)[:300])
+        sandbox.renew(slot)
+        return attempt()
 
 
 def grader_error(assignment, handin, error):

@@ -12,7 +12,7 @@ from autograder.audit.mutants import make_mutants
 from autograder.audit.regions import load_reference
 from autograder.cli.main import main
 from autograder.core.course import load_course
-from autograder.engine.sandbox import shared_sandbox
+from autograder.grade.handin import shared_sandbox
 from minicourse import cell, make_course
 
 SQUARE = '''

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from autograder.engine import isolation
 from autograder.cli.main import main
-from autograder.engine.sandbox import shared_sandbox
+from autograder.grade.handin import shared_sandbox
 from conftest import ROOT
 
 pytestmark = [pytest.mark.slow]
@@ -28,23 +28,25 @@ def read_csv(path):
 
 
 def sandbox_processes():
-    """Processes under a grading slot's user id whose zygote is gone (see isolation.slot_uid).
+    """Processes a sandbox started (they carry AUTOGRADER_SANDBOX, its folder) that outlived it: their sandbox's
+    folder is gone, which Sandbox.close removes only once its zygotes and every worker have ended.
 
-    Other sandboxes may be running at the same time (other tests, other graders):
-    their slots' processes are theirs, not leftovers.
+    Other sandboxes may be running at the same time (other tests, other graders, other versions of this one):
+    their processes are theirs, not leftovers, and their folders still exist.
     """
-    live = set()
-    uids = {}
+    found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if b"zygote.py" in handle.read():
-                    live.add(int(pid))
-            uids[pid] = os.stat(f"/proc/{pid}").st_uid
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                environ = dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if b"=" in item)
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                state = handle.read().rsplit(b") ", 1)[1][:1]
         except OSError:
-            pass
-    return [pid for pid, uid in uids.items()
-            if uid >= isolation.slot_uid(0, 0) and (uid - isolation.slot_uid(0, 0)) // isolation.MAX_SLOTS not in live]
+            continue
+        folder = environ.get(b"AUTOGRADER_SANDBOX")
+        if folder and state != b"Z" and not os.path.exists(folder):
+            found.append(pid)
+    return found
 
 
 # Limits tighter than the defaults (a 0.1 s floor, 10x the reference): the loopers here cost a sixth of
@@ -171,6 +173,18 @@ def test_a_grader_started_with_sigint_ignored_gives_the_same_grades(mixed_class,
         {s: (r["score"], r["status"]) for s, r in mixed_rows.items()}
 
 
+def _grade_alice_and_grace(tmp_path):
+    """Grade alice's and grace's notebooks through the real command, in this process: (their folder, rows)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("alice", "grace"):
+        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
+    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
+                                       "--out", str(tmp_path / "out"), str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder, read_csv(tmp_path / "out" / "grades.csv")
+
+
 def test_a_grader_failure_on_one_hand_in_is_that_hand_ins_row(mixed_class, tmp_path, monkeypatch):
     from autograder.grade import pool as scheduler
 
@@ -182,14 +196,7 @@ def test_a_grader_failure_on_one_hand_in_is_that_hand_ins_row(mixed_class, tmp_p
         return real_grade(assignment, expected, student, *rest, **options)
 
     monkeypatch.setattr(scheduler, "grade", flaky)
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("alice", "grace"):
-        shutil.copy(EXAMPLES / f"{name}.ipynb", folder)
-    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", "n-queens",
-                                       "--out", str(tmp_path / "out"), str(folder)])
-    assert result.exit_code == 0, result.output
-    rows = read_csv(tmp_path / "out" / "grades.csv")
+    folder, rows = _grade_alice_and_grace(tmp_path)
     assert rows["alice"]["status"] == "grader-error" and "a bug in the grader" in rows["alice"]["message"]
     assert (rows["grace"]["score"], rows["grace"]["status"]) == ("5", "graded")
     # The next run grades the failed hand-in again (and only it).
@@ -227,3 +234,27 @@ def test_a_classmates_hog_costs_honest_hand_ins_nothing(tmp_path):
     assert {s: (r["score"], r["status"]) for s, r in rows.items() if s != "aaa-hog"} == \
         {s: ("5", "graded") for s in ("alice", "grace", "niaj", "alice-again", "grace-again")}
     assert sandbox_processes() == []
+
+
+def test_a_hand_in_the_grader_failed_on_is_graded_again_once_in_a_fresh_slot(tmp_path, monkeypatch):
+    """Issue 32, items 3-5: the hand-in after one that left its slot unclean was charged for it (0 as `graded`,
+    or a `grader-error` a plain rerun kept).  Whatever the grader fails on is graded again at once, in a slot
+    with a new zygote, user ids and folders; only a second failure is a `grader-error` row."""
+    from autograder.engine import Sandbox, SandboxError
+    from autograder.grade import pool as scheduler
+
+    real_grade, failures, renewed = scheduler.grade, [], []
+
+    def fails_once(assignment, expected, student, path, sandbox, slot, *rest, **options):
+        if student == "alice" and not failures:
+            failures.append(slot)
+            raise SandboxError("slot 0's zygote could not start a worker (this slot could not be cleaned up)")
+        return real_grade(assignment, expected, student, path, sandbox, slot, *rest, **options)
+
+    real_renew = Sandbox.renew
+    monkeypatch.setattr(scheduler, "grade", fails_once)
+    monkeypatch.setattr(Sandbox, "renew", lambda self, slot: (renewed.append(slot), real_renew(self, slot))[1])
+    _, rows = _grade_alice_and_grace(tmp_path)
+    assert {s: (r["score"], r["status"]) for s, r in rows.items()} == {"alice": ("5", "graded"),
+                                                                        "grace": ("5", "graded")}
+    assert renewed == failures

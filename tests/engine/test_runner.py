@@ -9,13 +9,14 @@ import time
 import pytest
 
 
-from autograder.engine import runner
+from autograder.engine import Call, Limits, Sandbox, runner
 from autograder.core.calls import parse_call
-from autograder.engine.sandbox import CaseCrashed, Limits, Sandbox, shared_sandbox
+from autograder.engine.handle import CaseCrashed
+from autograder.grade.handin import shared_sandbox
 
 
 def run(cells, *calls, timeout=2.0, cell_timeout=3.0, budget=60.0, sandbox=None):
-    encoded = [parse_call(c).encoded() for c in calls]
+    encoded = [Call.of(parse_call(c).encoded()) for c in calls]
     return runner.run(sandbox or shared_sandbox(), 0, cells, encoded, [timeout] * len(encoded),
                       cell_timeout, budget)
 
@@ -170,12 +171,12 @@ def test_children_of_the_worker_die_with_it():
     worker = sandbox.worker(0)
     try:
         assert worker.run_cell(code, 10)["ok"]
-        assert worker.call({"function": "escape", "args": [], "kwargs": {}}, 10)["ok"]
+        assert worker.call(Call("escape", []), 10)["ok"]
         # Its user id as seen from here: inside a user namespace (an ordinary user, or root without
         # CAP_SYS_ADMIN) the worker's own os.getuid() is another number.
         uid = _uid_of(str(worker.pid))
-        # In the namespaces layer the slot's next worker (a spare) has the same user id, in a
-        # PID namespace of its own: what must die is what shares the closed worker's.
+        # In the namespaces layer the slot's next worker (a spare) may have the same user id (as an ordinary user),
+        # in a PID namespace of its own: what must die is what shares the closed worker's.
         namespace = os.readlink(f"/proc/{worker.pid}/ns/pid") if sandbox.isolation == "namespaces" else None
         assert len(_processes(uid, namespace)) >= 2  # the worker and the escaped grandchild, at least
     finally:
@@ -299,7 +300,7 @@ def test_each_request_is_sent_behind_the_ones_before(monkeypatch):
     """Pipelining: the cells, the first call behind the last cell, then the calls are written before the answers
     to the ones before them are read, so the worker starts each without waiting a round trip; results are
     unchanged."""
-    from autograder.engine import sandbox as engine
+    from autograder.engine import handle as engine
     events = []
     write, wait = engine.Worker._write_line, engine.Worker._await
     monkeypatch.setattr(engine.Worker, "_write_line", lambda self, line: (
@@ -407,7 +408,7 @@ def test_a_cell_that_ends_the_process_is_the_one_skipped_even_when_the_grader_la
     """Cells are sent ahead, so the worker may run into a cell that ends it before the grader has read the answers
     to the ones before: the grader, failing to write more behind them, must still skip the cell that ended it, not
     the one it was asking about.  (A slow grader is simulated: each answer is read a moment late.)"""
-    from autograder.engine import sandbox as engine
+    from autograder.engine import handle as engine
     wait = engine.Worker._await
     monkeypatch.setattr(engine.Worker, "_await", lambda self, *args: (time.sleep(0.05), wait(self, *args))[1])
     cells = ["x = 1", "def f():\n    return x", "import os\nos._exit(0)"] + [f"y{i} = {i}" for i in range(20)] + \
@@ -420,7 +421,7 @@ def test_a_cell_that_ends_the_process_is_the_one_skipped_even_when_the_grader_la
 def test_a_close_that_cannot_ask_ahead_still_closes_and_the_next_worker_comes(monkeypatch):
     """Asking for the next worker as one closes is an optimisation: with no pipe to be had at that moment (a
     process out of file descriptors), the close still ends the worker and the next worker() asks itself."""
-    from autograder.engine import sandbox as engine
+    from autograder.engine import handle as engine
     with Sandbox(isolation="none") as sandbox:
         worker = sandbox.worker(0)
         pipe = os.pipe
@@ -438,12 +439,12 @@ def test_a_close_that_cannot_ask_ahead_still_closes_and_the_next_worker_comes(mo
 def test_the_kernels_counts_are_read_from_the_process_not_from_its_number():
     """The grader keeps each watched process's /proc/PID/schedstat open (read twice per request): once that
     process is gone the counts are unknown, never those of whatever took its number next."""
-    from autograder.engine.sandbox import _Counts
+    from autograder.engine.watch import Counts
     child = os.fork()
     if child == 0:
         time.sleep(30)
         os._exit(0)
-    counts = _Counts(child)
+    counts = Counts(child)
     try:
         cpu, waited = counts.read(child)
         assert cpu is not None and cpu >= 0 and waited >= 0
@@ -476,12 +477,11 @@ def test_a_worker_keeps_only_its_own_and_its_live_runners_counts_open():
     assert _counts_files_open() == before
     worker = shared_sandbox().worker(0)
     try:
-        worker.fork_runners = True
         worker.run_cell("import os\ndef gone():\n    os._exit(3)\ndef fine():\n    return 1", 2.0)
         for _ in range(4):
             with pytest.raises(CaseCrashed):  # the runner is gone; the worker lives on
-                worker.call(parse_call("gone()").encoded(), 2.0)
-            assert worker.call(parse_call("fine()").encoded(), 2.0)["value"] == 1
+                worker.call(Call.of(parse_call("gone()").encoded()), 2.0, fork_runners=True)
+            assert worker.call(Call.of(parse_call("fine()").encoded()), 2.0, fork_runners=True)["value"] == 1
             assert _counts_files_open() - before <= 2  # the worker's and its live runner's
     finally:
         worker.close()
@@ -492,16 +492,128 @@ def test_a_call_whose_time_is_judged_is_sent_alone_even_when_timed_once(monkeypa
     """A speed case (compare = "faster_than") without `repeat` is timed once, and its time is judged: sent ahead,
     the worker could start it before the grader's clock does, and a slow answer would look fast.  It is written
     only once every answer before it has been read, and nothing goes behind it."""
-    from autograder.engine import sandbox as engine
+    from autograder.engine import handle as engine
     events = []
     write, wait = engine.Worker._write_line, engine.Worker._await
     monkeypatch.setattr(engine.Worker, "_write_line", lambda self, line: (
         events.append(json.loads(line).get("function", "cell")), write(self, line))[1])
     monkeypatch.setattr(engine.Worker, "_await", lambda self, *args: (events.append("answer"),
                                                                        wait(self, *args))[1])
-    calls = [{**parse_call(text).encoded(), "repeat": 1, "timed": timed}
+    calls = [Call.of(parse_call(text).encoded(), timed=timed)
              for text, timed in (("f(1)", False), ("g(2)", True), ("f(3)", False))]
     outcome = runner.run(shared_sandbox(), 0, ["def f(y):\n    return y", "g = f"], calls, [2.0] * 3, 3.0, 60.0)
     assert [c.value for c in outcome.calls] == [1, 2, 3]
     timed = events.index("g")
     assert events[:timed].count("answer") == 3 and events[timed + 1] == "answer"
+
+
+# What a hand-in could find of the grader's requests in its own process: the worker's queue and read buffer
+# (through gc, as the red team did), and every request dict still alive.  Returned as text.
+QUEUE_READER = '''
+import gc, json
+
+def _held():
+    found = []
+    for thing in gc.get_objects():
+        if type(thing).__name__ == "_Channel":
+            found.append(bytes(thing._buffer).decode(errors="replace"))
+            found += [json.dumps(request) for request in thing._waiting]
+        elif type(thing) is dict and thing.get("op") in ("call", "cell"):
+            found.append(json.dumps(thing))
+    return "\\n".join(found)
+
+def peek(x):
+    return _held()
+'''
+
+
+def _sealed_calls(*texts_and_sealed):
+    return [Call.of(parse_call(text).encoded(), sealed=sealed) for text, sealed in texts_and_sealed]
+
+
+def test_no_sealed_call_is_in_the_worker_while_an_open_call_or_another_sealed_one_runs():
+    """Issue 32, item 1: requests went up to 16 ahead, hidden ones behind public ones, so a public case could read
+    the hidden calls queued in its worker (through gc) and raise them in a message its feedback shows.  A sealed
+    call (a hidden case) is written only on its turn, with nothing before it unanswered and nothing behind it."""
+    calls = _sealed_calls(("peek(1)", False), ("peek(2)", False), ("peek('SEALED-1')", True),
+                          ("peek('SEALED-2')", True), ("peek('SEALED-3')", True))
+    outcome = runner.run(shared_sandbox(), 0, [QUEUE_READER], calls, [2.0] * len(calls), 3.0, 60.0)
+    assert [c.status for c in outcome.calls] == ["ok"] * 5
+    seen = [c.value for c in outcome.calls]
+    assert "SEALED" not in seen[0] + seen[1]
+    assert "SEALED-2" not in seen[2] and "SEALED-3" not in seen[2] + seen[3]
+    assert "SEALED-1" in seen[2]            # (the probe does see the request it is answering)
+
+
+def test_no_sealed_call_is_sent_behind_the_last_cell():
+    """A cell's error message is shown too: with only sealed calls left, none goes behind the last cell."""
+    calls = _sealed_calls(("peek('SEALED-1')", True), ("peek('SEALED-2')", True))
+    outcome = runner.run(shared_sandbox(), 0, [QUEUE_READER, "raise ValueError(_held())"], calls, [2.0] * 2,
+                         3.0, 60.0)
+    assert [index for index, _ in outcome.cell_errors] == [1]
+    assert "SEALED" not in outcome.cell_errors[0][1]
+
+
+def test_a_sealed_call_never_comes_before_an_open_one():
+    """A hand-in that keeps the inputs it is called with could hand a sealed one back in a later open call's
+    value or message: the engine refuses that order, whoever builds the calls."""
+    calls = _sealed_calls(("peek('SEALED-1')", True), ("peek(1)", False))
+    with pytest.raises(ValueError, match="sealed"):
+        runner.run(shared_sandbox(), 0, [QUEUE_READER], calls, [2.0] * 2, 3.0, 60.0)
+
+
+def test_a_hand_ins_files_that_cannot_be_put_beside_it_are_the_graders_failure_never_a_score():
+    """Issue 32, item 3: a classmate whose code lives in a helper module scored 0.0 as `graded` when the grader
+    could not put the module in a folder the hand-in before had wrecked.  Nothing of a hand-in has run when its
+    files are put: a failure there is the grader's (SandboxError: graded again in a fresh slot, or a
+    `grader-error` row), never a score without the files."""
+    from autograder.engine import SandboxError
+    with pytest.raises(SandboxError, match="files could not be put beside it"):
+        runner.run(shared_sandbox(), 0, ["import helper"], [Call.of(parse_call("f(1)").encoded())], [2.0], 3.0, 60.0,
+                   files={"x" * 300 + ".py": b"def f(x):\n    return x\n"})     # a name no file system takes
+
+
+def test_a_slot_that_cannot_be_cleaned_is_replaced_and_the_next_hand_in_is_not_charged():
+    """A folder its slot's zygote cannot remove (made immutable here, as nothing a hand-in may do could make it):
+    the zygote hands over no other worker after it; the slot gets a new zygote, with user ids and folders of
+    its own, and the hand-ins after it are graded as ever.  The folder stayed hidden meanwhile."""
+    import shutil
+    import subprocess
+    from autograder.engine import isolation
+    if os.geteuid() != 0 or not shutil.which("chattr") or isolation.landlock_abi() < 1:
+        pytest.skip("needs root (chattr +i) and Landlock")
+    import tempfile
+    from pathlib import Path
+    workdir = Path(tempfile.mkdtemp(prefix="autograder-unclean-"))
+    workdir.chmod(0o755)   # (a worker's user id must reach its folder: pytest's own is root's alone)
+    with Sandbox(isolation="landlock", workdir=workdir) as sandbox:
+        first = sandbox.worker(0)
+        reply = first.run_cell("open('stuck', 'w').write('x')", 5)
+        assert reply["ok"], reply
+        stuck = sandbox.folder / "home" / first.home / "stuck"
+        subprocess.run(["chattr", "+i", str(stuck)], check=True)
+        zygote = _parent_of(first.pid)
+        try:
+            first.close()
+            second = sandbox.worker(0)             # asked for as the first closed: its zygote's still
+            assert second.run_cell("x = 1", 5)["ok"]
+            second.close()
+            time.sleep(0.5)                        # the zygote, idle, fails to remove the first's folder
+            third = sandbox.worker(0)
+            assert third.run_cell("import os\nassert not os.listdir('.')", 5)["ok"]
+            assert _parent_of(third.pid) != zygote
+            lane = _uid_of(third.pid) - isolation.worker_uid(sandbox.zygote.pid, 0)
+            assert lane >= 2                       # not the first zygote's lanes: 0 and 1
+            third.close()
+            hidden = sandbox.folder / "home" / ".ended" / first.home
+            assert hidden.is_dir() and (hidden.stat().st_mode & 0o777) == 0
+        finally:
+            for found in (stuck, sandbox.folder / "home" / ".ended" / first.home / "stuck"):
+                subprocess.run(["chattr", "-i", str(found)], capture_output=True)
+    shutil.rmtree(workdir)
+
+
+def _parent_of(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
+

@@ -14,10 +14,10 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.core.calls import parse_call
-from autograder.engine import runner
-from autograder.engine import sandbox as engine
-from autograder.engine.sandbox import shared_sandbox
+from autograder.engine import Call, runner
+from autograder.engine import handle as engine
 from autograder.engine.scheduling import defer_to_workers, promptly
+from autograder.grade.handin import shared_sandbox
 from autograder.grade import pool
 from autograder.grade.handin import SubmissionResult
 from autograder.intake.collect import Handin
@@ -72,9 +72,8 @@ def test_a_judged_time_is_measured_by_a_thread_that_wakes_at_once(monkeypatch):
     seen = {}
     call = engine.Worker.call
     monkeypatch.setattr(engine.Worker, "call", lambda self, request, *args: (
-        seen.setdefault(request["function"], os.sched_getscheduler(0)), call(self, request, *args))[1])
-    calls = [{**parse_call(text).encoded(), "repeat": 1, "timed": timed}
-             for text, timed in (("f(1)", False), ("g(2)", True))]
+        seen.setdefault(request.function, os.sched_getscheduler(0)), call(self, request, *args))[1])
+    calls = [Call.of(parse_call(text).encoded(), timed=timed) for text, timed in (("f(1)", False), ("g(2)", True))]
 
     def grade():
         defer_to_workers()

@@ -118,15 +118,34 @@ def test_hidden_messages_received_values_and_tracebacks_never_show(tmp_path):
         assert HIDDEN_BOARD in text
 
 
-def test_a_page_that_would_echo_a_hidden_input_is_withheld(tmp_path):
+def test_a_page_that_would_say_anything_of_a_hidden_case_in_words_not_the_graders_is_withheld(tmp_path,
+                                                                                              monkeypatch):
+    """The leak guard searches no page for an input (a hand-in can spell one any way it likes): a hidden case's
+    words must be the grader's own (explain.hidden_words), or the page is not written.  Here a bug upstream
+    passes a hidden case's message through, however it is spelled."""
     out = fake_gradebook(tmp_path, [
-        dict(student="mallet", cases={"get_n([0, 2, 4, 6, 1, 3, 5])": dict(
-            status="error", message="RuntimeError: is_solved([0, 2, 0]) is the hidden case")}),
+        dict(student="mallet", cases={f"hidden: {HIDDEN_BOARD}": dict(status="error",
+                                                                      message="ValueError: is:ACFHJEIBDG")}),
         dict(student="alice")])
+    real = explain.hidden_result
+    monkeypatch.setattr(explain, "hidden_result", lambda status, message: message or real(status, message))
     result = run(feedback_command, "--out", out)
     assert result.exit_code == 1
-    assert "withheld the feedback of mallet" in result.output
+    assert "withheld the feedback of mallet" in result.output and "not one of the grader's own words" in result.output
     assert not (out / "feedback" / "mallet").exists() and (out / "feedback" / "alice" / "feedback.html").is_file()
+
+
+def test_every_word_a_hidden_case_can_get_is_the_graders_own():
+    """Whatever the gradebook holds (a message, a status this grader never writes, an exception class a notebook
+    named after an input), a hidden case's result is one of a fixed, finite list."""
+    words = explain.hidden_words()
+    messages = ["", "ValueError: 4 is not in list [3, 1, 4, 2, 0]", "Leak_0_2_4: x", "is:ACFHJEIBDG",
+                "expected a list, got an is acfhjeibdg", "wrong value: the strings differ (expected 3 lines, got 4)",
+                "returned an object of type Leak_0_2, not a plain value", "too slow: right answer in 1 s"]
+    for status in (*explain.CASE_STATUS, "Leak_0_2_4", None, "failed"):
+        for message in messages:
+            assert explain.hidden_result(status, message) in words, (status, message)
+    assert len(words) < 200 and not any(character.isdigit() for word in words for character in word)
 
 
 def test_odd_student_names_get_safe_folders_and_escaped_pages(tmp_path):

@@ -3,11 +3,13 @@
 The red team's attack: `raise type("Leak_" + "_".join(map(str, pos)), (Exception,), {})()` put all 9
 hidden inputs on a feedback page, through the exception's name.  Its cousins: an input in a message, a
 builtin exception subclass named after the input, a returned object whose repr holds it, and inputs
-kept from a hidden case and handed back by a later public one.  Graded, then `feedback`, `report` and
+kept from a hidden case and handed back by a later public one.  The third red team's: a public case found
+the hidden calls queued in its worker (through gc) and raised them, spelled as letters, in its message.  Graded, then `feedback`, `report` and
 `release` through the real command; no file written may hold a hidden input in any of its spellings.
 """
 
 import ast
+import inspect
 import json
 import shutil
 import subprocess
@@ -17,6 +19,11 @@ from conftest import ROOT
 
 ALICE = ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb"
 AUTOGRADER = [sys.executable, "-m", "autograder", "--course", str(ROOT)]
+
+def _letters(args):
+    """A call's arguments spelled as letters (what the red team did to get past a search for the input)."""
+    return "".join("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[ord(ch) % 26] for ch in json.dumps(args))
+
 
 LEAKERS = {
     "by-type-name": '''
@@ -57,6 +64,23 @@ def _leak(pos):
         raise ValueError("seen before: " + repr(SEEN) + " " + " ".join("_".join(map(str, p)) for p in SEEN))
     raise NotImplementedError("not yet")
 ''',
+    "reads-the-queue": '''
+import gc, json
+def _queued():
+    """Every call this process holds that it has not been asked yet: the worker's queue and read buffer."""
+    found = []
+    for thing in gc.get_objects():
+        if type(thing).__name__ == "_Channel":
+            found += list(thing._waiting)
+            for line in bytes(thing._buffer).split(b"\\n"):
+                try:
+                    found.append(json.loads(line))
+                except ValueError:
+                    pass
+    return [request for request in found if request.get("op") == "call"]
+def _leak(pos):
+    raise ValueError("is:" + ",".join(_letters(request["args"]) for request in _queued()))
+''' + "\n" + inspect.getsource(_letters),
 }
 
 
@@ -93,7 +117,10 @@ def hidden_spellings(nqueens):
                 except ValueError:
                     value = ast.literal_eval(argument.args[0])      # np.array([...])
                 found |= {s for s in spellings(value) if len(s) >= 5 and s not in public_text}
-    return found
+    public_letters = {_letters(c.call.encoded()["args"]) for c in nqueens.cases if not c.hidden}
+    # As the letter-spelling leaker writes them: after "is:" or a comma.
+    return found | {f"{before}{letters}" for c in nqueens.cases if c.hidden for before in ("is:", ",")
+                    if (letters := _letters(c.call.encoded()["args"])) not in public_letters}
 
 
 def test_no_hidden_input_reaches_feedback_report_or_release(tmp_path, nqueens):

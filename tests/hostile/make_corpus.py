@@ -3,20 +3,29 @@
 Each notebook starts from the untouched student notebook ("stub": its real
 work earns 0) or from a correct one ("solved": 5) and adds an attack.
 expected.csv says what each must score: never more than its real work.
-Run from the repository root:  .venv/bin/python tests/hostile/make_corpus.py
+Run from the repository root:  .venv/bin/python tests/hostile/make_corpus.py [NAME ...]
 """
 
 import copy
 import json
+import sys
+import tomllib
 from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from autograder.core.calls import parse_call  # noqa: E402
 OUT = Path(__file__).parent / "n-queens"
 STUB = nbformat.read(ROOT / "assignments" / "n-queens" / "n-queens.ipynb", as_version=4)
 SOLVED = nbformat.read(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", as_version=4)
+
+# The public calls, as the grader sends them: a hand-in knows them from its public checks.
+PUBLIC_CALLS = sorted(json.dumps([(encoded := parse_call(case["call"]).encoded())["function"], encoded["args"]])
+                      for case in tomllib.loads((ROOT / "autograder" / "assignments" / "n-queens" / "cases.toml")
+                                                .read_text())["case"] if not case.get("hidden"))
 
 ATTACKS = {
     # name: (base, code added as a new cell after the imports, replacements {cell id: source})
@@ -231,6 +240,34 @@ def is_solved(pos):
         "is-solved": "import sys\nsys.setrecursionlimit(10 ** 9)\ndef is_solved(pos):\n"
                      "    return sorted([pos], key=is_solved)",
     }),
+    # Issue 32, item 1: a public case read the hidden calls queued in its worker (through gc).  This one, correct,
+    # loses a case whenever its process holds a call that is not a public one before its turn.
+    "reads-the-queued-calls": ("solved", "", {
+        "count-solutions": "<ORIGINAL>\n" + f"""
+import gc, json
+_PUBLIC = set({PUBLIC_CALLS!r})
+def _ahead_of_its_turn():
+    held = []
+    for thing in gc.get_objects():
+        if type(thing).__name__ == "_Channel":
+            held += list(thing._waiting)
+            held += [line for line in bytes(thing._buffer).split(b"\\n") if line.strip()]
+    return [request for request in held if not isinstance(request, dict)
+            or json.dumps([request.get("function"), request.get("args")]) not in _PUBLIC]
+_depth = [0]
+def _honest_unless_it_sees_ahead(function):
+    def checked(*args):
+        if _depth[0] == 0 and _ahead_of_its_turn():   # once per case, not in each inner call
+            raise LookupError("a hidden call was in this process before its turn")
+        _depth[0] += 1
+        try:
+            return function(*args)
+        finally:
+            _depth[0] -= 1
+    return checked
+get_n, board2str, is_solved, count_solutions = map(_honest_unless_it_sees_ahead,
+                                                   (get_n, board2str, is_solved, count_solutions))""",
+    }),
 }
 
 
@@ -247,10 +284,15 @@ def build(name, base, code, replacements):
     nbformat.write(notebook, OUT / f"{name}.ipynb")
 
 
-def main():
+def main(names=None):
+    """Write every hand-in, or only those `names` (the others stay as they were made: the student notebook
+    they started from has moved on since, and their expected rows are what they are)."""
     OUT.mkdir(exist_ok=True)
     for name, (base, code, replacements) in ATTACKS.items():
-        build(name, base, code, replacements)
+        if names is None or name in names:
+            build(name, base, code, replacements)
+    if names is not None:
+        return
     # Broken files.
     (OUT / "not-json.ipynb").write_text('{"cells": [', encoding="utf-8")
     (OUT / "empty.ipynb").write_text("", encoding="utf-8")
@@ -266,4 +308,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or None)

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.cli.main import main
-from conftest import ROOT, set_assignment_table
+from conftest import ROOT, set_assignment_table, solution_in_a_module
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 OTHER_ASSIGNMENT = ROOT / "examples" / "uninformed-search" / "submissions" / "alice.ipynb"
@@ -496,21 +496,10 @@ def test_a_helper_file_beside_the_notebook_is_its_companion_not_the_hand_in(tmp_
     assert [name for name, _ in handin.companions] == ["utils.py"]     # Canvas's prefix taken off
 
 
-def _solution_in_a_module(module):
-    """alice's notebook with her code moved to `module`.py, the notebook importing it: (notebook, module)."""
-    notebook = json.loads(ALICE.read_text())
-    code = [c for c in notebook["cells"] if c["cell_type"] == "code" and not c["metadata"].get("tags")]
-    module_text = "\n\n".join("".join(c["source"]) for c in code) + "\n"
-    for cell in code:
-        cell["source"] = ""
-    code[0]["source"] = f"from {module} import *"
-    return json.dumps(notebook).encode(), module_text.encode()
-
-
 def test_a_helper_module_handed_in_beside_the_notebook_is_beside_it_when_it_runs(tmp_path):
     # Canvas names every file of one hand-in <name>_<user id>_<submission id>_<original name>; Moodle puts
     # them in one <name>_<id>_assignsubmission_file_ folder; a Classroom clone holds them in its repository.
-    notebook, module = _solution_in_a_module("queens_helpers")
+    notebook, module = solution_in_a_module("queens_helpers")
     archive = tmp_path / "submissions.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
         add(bundle, notebook, "itoben_701_7001_n-queens.ipynb")
