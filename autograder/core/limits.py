@@ -93,11 +93,14 @@ def reference_seconds(assignment, timing, ratio):
             for c in assignment.cases]
 
 
-FIRST_CELL_FLOOR = 1.0   # seconds: a cell's limit on a hand-in's first run, when the reference's cells need less
+# Seconds: a cell's limit on a hand-in's first run, when the reference's cells need less.  A cell of what Colab
+# has must run to its end on the first run: `%matplotlib inline` with `import matplotlib.pyplot` takes about 1 s
+# of CPU from a cold font cache (every worker's is new), pandas 0.25 s more; a looping cell costs this much.
+FIRST_CELL_FLOOR = 2.0
 
 
 def first_cell_limit(assignment, timing, ratio):
-    """A cell's CPU limit on a hand-in's first run: what the reference's cells call for, at least a second,
+    """A cell's CPU limit on a hand-in's first run: what the reference's cells call for, at least FIRST_CELL_FLOOR,
     never more than the generous `cell_timeout`; None when the reference's cells were never timed.
 
     A hand-in runs again with `cell_timeout` only when a cell was stopped at this limit and it lost points
