@@ -270,7 +270,7 @@ NOT_JUDGED = "no result"
 def hidden_words():
     """Every phrase hidden_result can give, written here, finite: each status's words, `raised an error (Name)`
     for Python's own exception names only, and `wrong answer: ...` with one of scoring's fixed sentences."""
-    words = {*CASE_STATUS.values(), SLOW, NOT_JUDGED}
+    words = {*CASE_STATUS.values(), SLOW, WITHHELD, NOT_JUDGED}
     words |= {f"{CASE_STATUS['error']} ({name})" for name in (*BUILTIN_EXCEPTIONS, NOTEBOOK_EXCEPTION)}
     words |= {f"{CASE_STATUS['failed']}: {line}" for line in SAFE_FAILED - {"wrong value"}}
     return frozenset(words)

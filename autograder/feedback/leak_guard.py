@@ -47,6 +47,7 @@ from pathlib import Path
 from .. import runtime
 from ..core.assignment import load_assignment
 from ..core.errors import AutograderError
+from ..grade import scoring
 from . import explain
 
 MIN_LINE = 12
@@ -287,20 +288,23 @@ class Unvetted:
 
 
 # The fields of a hidden case in a page's view (feedback/view.py), and what each may hold.
-_HIDDEN_STATUSES = frozenset((*explain.CASE_STATUS, "slow"))
+_HIDDEN_STATUSES = frozenset((*explain.CASE_STATUS, "slow", "withheld"))
 
 
-def vet_page(view):
+def vet_page(view, assignment):
     """[Unvetted] for each field of a hidden case in a page's `view` whose text the grader did not write: the
-    result from hidden_words(), the status from the grader's statuses, the points numbers, and no other field
-    but the description (which the gradebook keeps from cases.toml)."""
+    result from hidden_words(), the status from the grader's statuses, the points numbers, `why` empty or one of
+    the sentences scoring writes when a case's requirements did not pass (names from `assignment`'s cases.toml),
+    and no other field but the description (which the gradebook keeps from cases.toml)."""
     words = explain.hidden_words()
+    whys = {"", *(m.removeprefix("withheld: ") for m in scoring.withheld_messages(assignment.cases))}
     found = []
     for case in view["hidden"]:
         description = str(case.get("description", ""))
-        checks = (("result", case.get("result"), words), ("status", case.get("status"), _HIDDEN_STATUSES))
+        checks = (("result", case.get("result"), words), ("status", case.get("status"), _HIDDEN_STATUSES),
+                  ("why", case.get("why", ""), whys))
         found += [Unvetted(description, field, str(text)) for field, text, allowed in checks if text not in allowed]
-        unknown = sorted(set(case) - {"description", "result", "status", "points", "max_points", "passed"})
+        unknown = sorted(set(case) - {"description", "result", "status", "points", "max_points", "passed", "why"})
         found += [Unvetted(description, "field", name) for name in unknown]
         found += [Unvetted(description, name, str(case[name])) for name in ("points", "max_points")
                   if not _is_number(case[name])]

@@ -45,7 +45,7 @@ def build_pages(course, assignment, out_dir):
     result = Pages([])
     for submission in load_submissions(out_dir, assignment.id):
         view = student_view(submission, assignment, expected, course)
-        leaks = leak_guard.vet_page(view)
+        leaks = leak_guard.vet_page(view, assignment)
         if leaks:
             result.withheld[submission.student] = leaks
             continue

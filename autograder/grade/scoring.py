@@ -69,6 +69,18 @@ def apply_requirements(cases, results):
     return out + list(results[len(out):])
 
 
+def withheld_messages(cases):
+    """Every message apply_requirements can write for `cases`: one for each case that requires others and
+    each non-empty part of what it requires (in its order).  Pages check a hidden case's words against these."""
+    by_name = {c.name: c for c in cases}
+    messages = set()
+    for case in cases:
+        for chosen in range(1, 1 << len(case.requires)):
+            missing = [n for bit, n in enumerate(case.requires) if chosen >> bit & 1]
+            messages.add(runtime.withheld_message([requirement_label(by_name.get(n), n) for n in missing]))
+    return frozenset(messages)
+
+
 def requirement_label(case, name):
     """How a required case is named to a student: its call when public, its description when hidden."""
     if case is None:

@@ -211,3 +211,18 @@ def test_feedback_page_reads_well_on_a_phone(example):
         assert images(browser) == [] and remote_requests(browser) == []
         browser.screenshot(path=str(SCREENSHOTS / "feedback-phone.png"), full_page=False)
     assert (SCREENSHOTS / "feedback-phone.png").stat().st_size > 10_000
+
+
+def test_a_hidden_case_s_why_passes_only_as_the_sentence_scoring_writes_for_its_requirements(nqueens):
+    """A withheld hidden case says which required check did not pass, in the words grade/scoring.py writes
+    from cases.toml; any other `why` (a bug passing a hand-in's message through) withholds the page."""
+    from autograder.feedback import leak_guard
+    from autograder.grade import scoring
+
+    whys = sorted(m.removeprefix("withheld: ") for m in scoring.withheld_messages(nqueens.cases))
+    assert whys and all("counts only when" in why for why in whys)
+    hidden = dict(description="a hidden check", result=explain.WITHHELD, status="withheld", points=0,
+                  max_points=0.2, passed=False)
+    assert leak_guard.vet_page({"hidden": [dict(hidden, why=whys[0])]}, nqueens) == []
+    forged = leak_guard.vet_page({"hidden": [dict(hidden, why=whys[0] + " is:ACFHJEIBDG")]}, nqueens)
+    assert [(u.field, u.text.endswith("is:ACFHJEIBDG")) for u in forged] == [("why", True)]
