@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.alone]
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 # None of them scores 0: a 0 anywhere is a 0 they did not earn.  peggy's cell loops to its limit and ivan's
 # cases time out, so the Ctrl-C lands in the middle of grading.
-CLASS = {"alice": 2001, "bob": 2002, "peggy": 2003, "ivan": 2004, "carol": 2005, "mallory": 2006}
+CLASS = {"alice": 2001, "dave": 2002, "peggy": 2003, "ivan": 2004, "carol": 2005, "mallory": 2006}
 ROSTER = ("Student,ID,SIS User ID,SIS Login ID,Section,N-Queens (501)\n    Points Possible,,,,,5\n"
           + "".join(f'"{name.title()}, Student",{uid},S{uid},{name},A,\n' for name, uid in CLASS.items()))
 

@@ -22,7 +22,7 @@ from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import match
 from ..roster.store import CourseRecords, RecordsError
 from ..intake import IntakeError, IntakeOptions, collect
-from ..intake.assemble import with_notes
+from ..intake.assemble import NOTE, with_notes
 from ..intake.collect import check_paths
 from ..intake.times import apply_times, read_times
 from ..intake.cells import SubmissionError, read_cells
@@ -172,7 +172,7 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     records = CourseRecords.if_any(course) if options.roster else None
     if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
         _apply_times(intake, times, records)
-    rekeyed = _match_roster(records, intake)
+    rekeyed = _match_roster(records, intake, assignment.id)
     # A trial run, `make demo`: the roster is read, nothing of the course's is written; GradeRun says so when
     # the course keeps grades or records that a person might think this run changes.
     elsewhere = None if course.is_grades_dir(assignment.id, out) else course.grades_dir(assignment.id)
@@ -184,8 +184,10 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     gradebook = Gradebook(out / "gradebook.db")
     for handin in intake.handins:
         gradebook.adopt(assignment.id, handin)       # rows of an older gradebook, keyed by name
-    for old, handin in rekeyed:
-        gradebook.rekey(assignment.id, old, handin.student, handin.name)
+    for old, handin, own in rekeyed:
+        gradebook.rekey(assignment.id, old, handin.student, handin.name, source=handin.source if own else None)
+    for handin in intake.handins:      # whether each hand-in graded before is placed, as the roster says now
+        gradebook.set_placement(assignment.id, handin)
     _same_class(gradebook, assignment.id, intake, out, options.merge, events)
     key = assignment.grader_key(settings)
     considered = intake.handins
@@ -284,25 +286,43 @@ def _only(who, records, handins):
     return mine
 
 
-def _match_roster(records, intake):
-    """Give each hand-in its roster student's key and name; returns [(old key, hand-in)] of those re-keyed.
+def _match_roster(records, intake, assignment_id):
+    """Give each hand-in its roster student's key and name (a team's hand-in: a copy for each member), and say
+    why one the roster cannot place is unplaced; returns [(old key, hand-in, only this hand-in's rows)] of those
+    re-keyed.
 
     What matched by name alone, or not at all, is added to the intake's notes."""
     if records is None or not records.has_roster():
         return []
-    matching = match(intake.handins, records.students(include_off_roster=True), records.aliases())
-    rekeyed = []
-    for handin in intake.handins:
-        student = matching.matched.get(handin.student)
-        if student is None:
-            continue
+    students = records.students(include_off_roster=True)
+    matching = match(intake.handins, students, records.aliases(), records.placements(assignment_id))
+    rekeyed, copies = [], []
+    for handin, decision in zip(list(intake.handins), matching.decisions):
         old = handin.student
-        handin.student, handin.name = student.key, student.name or handin.name
-        handin.email = student.email or handin.email
-        if old != student.key:
-            rekeyed.append((old, handin))
-    intake.notes += matching.notes()
+        handin.unplaced = decision.unplaced
+        if decision.students:
+            first, *others = decision.students
+            _give(handin, first)
+            copies += [_give(replace(handin), other) for other in others]     # each member's own row
+        elif decision.key:              # a namesake's submission (D2L): a row of its own, under D2L's id
+            handin.student = decision.key
+            handin.notes = tuple(n for n in handin.notes if "the last one counts" not in n) + (
+                f"{NOTE}D2L submission {handin.upload} by {handin.name!r}, kept apart from the other submissions "
+                "under that name: the roster has several students so named",)
+        if old != handin.student:
+            rekeyed.append((old, handin, bool(decision.key)))
+    intake.handins += copies
+    if intake.guess_warning and any(s.lms == "classroom" and s.login for s in students):
+        intake.notes.remove(intake.guess_warning)      # the Classroom roster matched them (or says which not)
+    intake.notes += matching.notes(assignment_id)
     return rekeyed
+
+
+def _give(handin, student):
+    """The hand-in, as the roster's `student`'s."""
+    handin.student, handin.name = student.key, student.name or handin.name
+    handin.email = student.email or handin.email
+    return handin
 
 
 def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded):

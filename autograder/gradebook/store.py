@@ -54,8 +54,9 @@ CREATE TABLE IF NOT EXISTS cell_errors (
     error TEXT,
     PRIMARY KEY (submission_id, position));
 CREATE INDEX IF NOT EXISTS submissions_by_student ON submissions (assignment, student);
--- Roster students with no hand-in: `missing` once their own deadline has passed, else `not-yet`
--- (rewritten at every refresh from the course's records, roster/store.py).
+-- Roster students with no hand-in: `missing` once their own deadline has passed, else `not-yet`; `unresolved`
+-- when it has passed but a hand-in the roster cannot place may be theirs (rewritten at every refresh from
+-- the course's records, roster/store.py).
 CREATE TABLE IF NOT EXISTS absent (
     assignment TEXT NOT NULL, student TEXT NOT NULL, name TEXT, status TEXT NOT NULL, score REAL,
     max_score REAL, deadline TEXT, deadline_note TEXT, adjustment REAL, adjust_note TEXT,
@@ -91,7 +92,10 @@ ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), 
                  # late_score is the score after the late policy, score the one after the adjustments.
                  ("late_score", "REAL"), ("adjustment", "REAL"), ("adjust_note", "TEXT"),
                  ("deadline", "TEXT"), ("deadline_note", "TEXT"),
-                 ("on_roster", "INTEGER"))   # NULL: no roster; 0: a hand-in that matches nobody on it
+                 ("on_roster", "INTEGER"),   # NULL: no roster; 0: a hand-in that matches nobody on it
+                 # Why a hand-in may be a roster student's it is not placed on (roster/match.py): while one is,
+                 # nobody without a hand-in is `missing`.  NULL or "": placed, or surely nobody's on the roster.
+                 ("unplaced", "TEXT"))
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
@@ -177,10 +181,13 @@ class Gradebook:
     @_one_line_errors
     def _migrate(self):
         have = {row[1] for row in self.db.execute("PRAGMA table_info(submissions)")}
+        waiting = {row[1] for row in self.db.execute("PRAGMA table_info(pending)")}
         with self.db:
             for column, kind in ADDED_COLUMNS:
                 if column not in have:
                     self.db.execute(f"ALTER TABLE submissions ADD COLUMN {column} {kind}")
+            if "unplaced" not in waiting:     # a hand-in not graded yet may be unplaced too
+                self.db.execute("ALTER TABLE pending ADD COLUMN unplaced TEXT")
             self.db.execute("UPDATE submissions SET raw_score = score WHERE raw_score IS NULL")
             self.db.execute("UPDATE submissions SET name = student WHERE name IS NULL")
         self._legacy = self.db.execute("SELECT 1 FROM submissions WHERE key_version IS NULL LIMIT 1").fetchone()
@@ -253,9 +260,10 @@ class Gradebook:
         is `not-graded`."""
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO pending VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO pending (assignment, student, name, source, sha256, submitted_at, max_score, "
+                "run_id, unplaced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [tuple(map(text, (assignment, h.student, h.name or h.student, h.source, h.sha256, h.submitted_at,
-                                  max_score, run_id))) for h in handins])
+                                  max_score, run_id, getattr(h, "unplaced", "")))) for h in handins])
 
     @_one_line_errors
     def pending(self, assignment):
@@ -280,6 +288,14 @@ class Gradebook:
         return bool(cursor.rowcount)
 
     @_one_line_errors
+    def set_placement(self, assignment, handin):
+        """Whether a hand-in graded before is placed on the roster, as matching says now (roster/match.py)."""
+        with self.db:
+            self.db.execute("UPDATE submissions SET unplaced = ? WHERE assignment = ? AND student = ? AND source = ? "
+                            "AND sha256 = ?", tuple(map(text, (getattr(handin, "unplaced", ""), assignment,
+                                                               handin.student, handin.source, handin.sha256))))
+
+    @_one_line_errors
     def record(self, run_id, handin, result, grader_key):
         """Store one graded hand-in and its cases, replacing an earlier grading of the same file."""
         with self.db:
@@ -288,14 +304,15 @@ class Gradebook:
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
                 "score, max_score, status, message, seconds, grader_key, student_seconds, name, email, late_mark, "
-                "time_source, raw_score, key_version, file_time, rerun) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "time_source, raw_score, key_version, file_time, rerun, unplaced) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 tuple(map(text, (run_id, handin.student, result.assignment, handin.source, handin.sha256,
                                  handin.submitted_at, _now(), result.score, result.max_score, result.status,
                                  result.message, result.seconds, grader_key, result.student_seconds,
                                  handin.name or handin.student, handin.email, _flag(handin.late_mark),
                                  handin.time_source, result.score, KEY_VERSION,
-                                 getattr(handin, "file_time", None), getattr(result, "rerun", "")))))
+                                 getattr(handin, "file_time", None), getattr(result, "rerun", ""),
+                                 getattr(handin, "unplaced", "")))))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -344,7 +361,9 @@ class Gradebook:
     @_one_line_errors
     def apply_lateness(self, assignment, rules, records=None, max_score=None):
         """Late or not, how late, the penalty, the adjustments and the score after them, for every hand-in of
-        `assignment`; and, with a roster, a `missing` or `not-yet` row for each roster student with none.
+        `assignment`; and, with a roster, a `missing`, `not-yet` or `unresolved` row for each roster student with
+        none: `unresolved` (no score) instead of `missing` while a hand-in the roster cannot place may be theirs
+        (the teaching team places each with `autograder roster place`, or sets it aside as nobody's).
 
         `records` is the course's roster.CourseRecords (None: the course keeps none).  Returns the counted
         hand-ins that were late: [(student, name, note)].
@@ -380,6 +399,7 @@ class Gradebook:
             self.db.execute("DELETE FROM absent WHERE assignment = ?", (assignment,))
             # A hand-in not graded yet (a run stopped half way) was handed in all the same: never `missing`.
             handed_in = {r[1] for r in rows} | {r[0] for r in self.pending(assignment)}
+            unplaced = self.unplaced(assignment, set_aside(records, assignment)) if roster else []
             moment = datetime.now(timezone.utc)
             for student in roster:
                 if student.key in handed_in or student.test_student:
@@ -387,13 +407,24 @@ class Gradebook:
                 deadline, why = own_deadline(student.key)
                 passed = deadline is not None and deadline <= moment
                 mine = adjustments.get(student.key, [])
-                score = apply_adjustments(0.0, mine) if passed or mine else 0.0
+                status = "not-yet" if not passed else UNRESOLVED if unplaced else "missing"
+                score = None if status == UNRESOLVED else apply_adjustments(0.0, mine) if passed or mine else 0.0
                 self.db.execute("INSERT INTO absent VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                (assignment, student.key, student.name, "missing" if passed else "not-yet", score,
+                                (assignment, student.key, student.name, status, score,
                                  max_score or 0.0, deadline.isoformat() if deadline else None, why,
                                  score if mine else None, _adjust_note(mine)))
         return self.db.execute("SELECT student, name, late_note FROM submissions WHERE assignment = ? "
                                "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
+
+    @_one_line_errors
+    def unplaced(self, assignment, set_aside=()):
+        """[(key, name, source, why)] of the hand-ins (graded or waiting) the roster cannot place, but those the
+        teaching team set aside as nobody's on the roster (`set_aside`: their keys)."""
+        found = self.db.execute(
+            "SELECT DISTINCT student, name, source, unplaced FROM submissions WHERE assignment = ? AND unplaced != '' "
+            "UNION SELECT DISTINCT student, name, source, unplaced FROM pending WHERE assignment = ? "
+            "AND unplaced != '' ORDER BY 1, 3", (assignment, assignment)).fetchall()
+        return [row for row in found if row[0] not in set(set_aside)]
 
     def _save_rules(self, assignment, rules):
         with self.db:
@@ -417,13 +448,59 @@ class Gradebook:
                                "ORDER BY student", (assignment,)).fetchall()
 
     @_one_line_errors
-    def rekey(self, assignment, old, new, name):
-        """A hand-in's rows move to the roster's key for its student (matched after an earlier run)."""
+    def rekey(self, assignment, old, new, name, source=None):
+        """A hand-in's rows move to the roster's key for its student (matched after an earlier run); with
+        `source`, only that hand-in's (a D2L namesake's submission, kept apart from the others of its name)."""
         if old == new:
             return
+        where, params = "assignment = ? AND student = ?", [assignment, old]
+        if source is not None:
+            where, params = where + " AND source = ?", params + [source]
         with self.db:
-            self.db.execute("UPDATE submissions SET student = ?, name = ? WHERE assignment = ? AND student = ?",
-                            (new, name, assignment, old))
+            for table in ("submissions", "pending"):
+                self.db.execute(f"UPDATE {table} SET student = ?, name = ? WHERE {where}", (new, name, *params))
+            self.db.execute(f"UPDATE grading_log SET student = ? WHERE {where}", (new, *params))
+            self._recount(assignment, new)
+            self._recount(assignment, old)
+
+    @_one_line_errors
+    def place(self, assignment, key, students):
+        """The teaching team's placement of the hand-ins keyed `key` (`roster place`), without grading again:
+        [(student key, name)] gets them (the first by re-keying, each other member a copy of the rows), or,
+        when empty, they stay as they are, set aside.  Either way they are no longer unplaced."""
+        with self.db:
+            self.db.execute("UPDATE submissions SET unplaced = '' WHERE assignment = ? AND student = ?",
+                            (assignment, key))
+            self.db.execute("UPDATE pending SET unplaced = '' WHERE assignment = ? AND student = ?",
+                            (assignment, key))
+        if not students:
+            return
+        if key in {student for student, _ in students}:     # a group's hand-in, already its representative's
+            for student, name in students:
+                if student != key:
+                    self._copy(assignment, key, student, name)
+            return
+        for student, name in students[1:]:
+            self._copy(assignment, key, student, name)
+        self.rekey(assignment, key, *students[0])
+
+    def _copy(self, assignment, old, new, name):
+        """Every row of `old`'s hand-ins, and their cases and cell errors, also as `new`'s."""
+        columns = [r[1] for r in self.db.execute("PRAGMA table_info(submissions)") if r[1] not in ("id", "student",
+                                                                                                 "name")]
+        listed = ", ".join(columns)
+        with self.db:
+            self.db.execute("DELETE FROM submissions WHERE assignment = ? AND student = ? AND (source, sha256) IN "
+                            "(SELECT source, sha256 FROM submissions WHERE assignment = ? AND student = ?)",
+                            (assignment, new, assignment, old))
+            for sid, in self.db.execute("SELECT id FROM submissions WHERE assignment = ? AND student = ?",
+                                        (assignment, old)).fetchall():
+                cursor = self.db.execute(f"INSERT INTO submissions (student, name, {listed}) SELECT ?, ?, {listed} "
+                                         "FROM submissions WHERE id = ?", (new, name, sid))
+                for table in ("case_results", "cell_errors"):
+                    rest = [r[1] for r in self.db.execute(f"PRAGMA table_info({table})") if r[1] != "submission_id"]
+                    self.db.execute(f"INSERT INTO {table} (submission_id, {', '.join(rest)}) SELECT ?, "
+                                    f"{', '.join(rest)} FROM {table} WHERE submission_id = ?", (cursor.lastrowid, sid))
             self._recount(assignment, new)
 
     @_one_line_errors
@@ -443,8 +520,7 @@ class Gradebook:
         for student, name, status, score, max_score, deadline, adjustment, adjust_note in self.db.execute(
                 "SELECT student, name, status, score, max_score, deadline, adjustment, adjust_note FROM absent "
                 "WHERE assignment = ?", (assignment,)):
-            message = ("nothing handed in, and the deadline has passed" if status == "missing"
-                       else "nothing handed in yet; the deadline has not passed")
+            message = ABSENT_MESSAGES.get(status, status).format(assignment=assignment)
             found.append(GradeRow(student, assignment, score or 0.0, max_score or 0.0, status, message, name, None,
                                   None, None, None, None, None, 0, None, None, deadline, adjustment, adjust_note,
                                   1))
@@ -452,7 +528,7 @@ class Gradebook:
 
     @_one_line_errors
     def export_csv(self, assignment, path):
-        rows = [(r.student, r.assignment, "" if r.status == NOT_GRADED else f"{r.score:g}", f"{r.max_score:g}",
+        rows = [(r.student, r.assignment, "" if r.status in NO_SCORE else f"{r.score:g}", f"{r.max_score:g}",
                  r.status, r.message or "",
                  r.name or r.student, r.handed_in_at or "", r.time_source or "", late_word(r.late),
                  f"{r.penalty or 0:g}",
@@ -529,7 +605,22 @@ def _flag(value):
 
 
 # The statuses of roster students with no hand-in (not hand-ins: no lateness, no feedback page).
-ABSENT = ("missing", "not-yet")
+UNRESOLVED = "unresolved"
+ABSENT = ("missing", "not-yet", UNRESOLVED)
+ABSENT_MESSAGES = {
+    "missing": "nothing handed in, and the deadline has passed",
+    "not-yet": "nothing handed in yet; the deadline has not passed",
+    UNRESOLVED: "nothing handed in under their name, but a hand-in the roster cannot place may be theirs: no grade "
+                "until each is placed (`autograder roster place --assignment {assignment}` lists them)"}
+# Rows whose score is not known, or not due: blank in grades.csv and in every LMS file, never a number.
+NO_SCORE = ("not-yet", UNRESOLVED, "not-graded")
+
+
+def set_aside(records, assignment):
+    """The keys of hand-ins the teaching team placed on nobody on the roster (`roster place --nobody`)."""
+    if records is None:
+        return set()
+    return {key for key, students in records.placements(assignment).items() if not students}
 
 # Statuses of hand-ins that had nothing to grade; a gradable hand-in beats them even if older.
 UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "wrong-file-type", "unsafe-path", "too-large",

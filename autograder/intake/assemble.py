@@ -21,6 +21,7 @@ A note for a hand-in's row (and its feedback page) always starts with
 `handed in: `, so the page can show it apart from the grader's own words.
 """
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -78,8 +79,12 @@ def generic(name, notebook_name):
 
 
 def named_like_the_assignment(found, notebook_name):
-    return identity.plain_stem(PurePosixPath(found.original).name).casefold() == \
-        PurePosixPath(notebook_name).stem.casefold()
+    """`n-queens.ipynb`, and the names a second upload or download of it gets: Canvas's `n-queens-1.ipynb`
+    (Attachment.make_unique_filename, for a file uploaded again under the same name), a browser's
+    `n-queens (1).ipynb`."""
+    stem = identity.plain_stem(PurePosixPath(found.original).name).casefold()
+    return re.sub(r"-\d+$", "", stem) == PurePosixPath(notebook_name).stem.casefold() or \
+        stem == PurePosixPath(notebook_name).stem.casefold()
 
 
 def submissions(found_files, notebook_name, warnings):

@@ -87,6 +87,8 @@ class Handin:
     language: str | None = None        # its kernel's language, when it names one
     notes: tuple = ()                  # what intake says of this hand-in, for its row and feedback ("handed in: ...")
     repository: str = ""               # a Classroom clone's folder name (roster/match.py finds its GitHub user)
+    upload: str = ""                   # the LMS's id of the upload or submission (identity.Identity.upload)
+    unplaced: str = ""                 # why it may be a roster student's it is not placed on (roster/match.py)
 
     def __post_init__(self):
         self.name = self.name or self.student
@@ -129,6 +131,7 @@ class Intake:
     handins: list
     ignored: list                      # files seen but not hand-ins (README.md in a repository, ...)
     notes: list = field(default_factory=list)   # what was decided about an unclear layout, for people
+    guess_warning: str = ""            # the note on Classroom clones keyed by their whole name (a roster may settle it)
 
 
 def check_paths(paths):
@@ -382,7 +385,7 @@ class _Walk(Downloads):
     def no_notebook(self, who, source, submitted_at, time_source, message, notes=()):
         self.add(Handin(who.key, source, None, submitted_at, "no-notebook", message, name=who.name,
                         email=who.email, time_source=time_source, lms=who.lms, lms_id=who.lms_id,
-                        notes=tuple(notes)))
+                        notes=tuple(notes), upload=who.upload))
 
     def pattern(self, relative):
         if self.options.student_pattern:
@@ -594,7 +597,8 @@ class _Walk(Downloads):
                             email=who.email, late_mark=who.late_mark,
                             time_source=found.time_source or _late_mark_source(who), lms=who.lms,
                             lms_id=who.lms_id, companions=mine, file_time=together or found.file_time,
-                            notes=(*found.notes, *submission.notes), repository=repository)
+                            notes=(*found.notes, *submission.notes), repository=repository,
+                            upload=found.who.upload)
             self.check_assignment(handin)
             self.add(handin)
 
@@ -627,6 +631,7 @@ class _Walk(Downloads):
                       f"each is keyed by its whole repository name (Classroom names a clone <assignment>-<user>, "
                       "and both may hold a `-`): import the Classroom roster (`autograder roster import`) to match "
                       "them by GitHub username, or give --classroom-prefix")
+            self.intake.guess_warning = self.intake.notes[-1]
 
 
 def _entry_owner(name):

@@ -199,8 +199,10 @@ class Downloads:
             by_name[name].append((dates[(name, submission)] or "", submission, found))
         for name, mine in sorted(by_name.items()):
             mine.sort()
-            who = identity.d2l_identity(name)
             for number, (when, submission, found) in enumerate(mine, 1):
+                # One key per name (D2L's download has no user id), each submission's own id kept: with a
+                # roster on which two students share the name, roster/match.py keys each by it.
+                who = identity.d2l_identity(name, submission)
                 notes = (f"{NOTE}submission {number} of {len(mine)} in the D2L download (the last one counts)",) \
                     if len(mine) > 1 else ()
                 how = "D2L's file name (its time zone, no offset)" if when else ""

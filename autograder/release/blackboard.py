@@ -49,15 +49,20 @@ def course_file(book, graded, roster, seen, lms_columns, score, result):
     return _csv(header, rows)
 
 
-def release_file(pages, column, title, missing=()):
-    """One assignment's upload, from its feedback pages and its roster students marked missing."""
+def release_file(pages, column, title, absent=()):
+    """One assignment's upload, from its feedback pages and its roster students with no hand-in (0 when
+    missing, an empty cell when not yet due or unresolved)."""
     header = [*COLUMNS, column if column and COLUMN.match(column) else title]
     rows = []
-    for student, name, score in [(p.submission.student, p.submission.display_name, p.submission.score)
-                                 for p in pages] + [(a.student, a.name, a.score) for a in missing]:
+    for student, name, score in [(p.submission.student, p.submission.display_name, f"{p.submission.score:g}")
+                                 for p in pages] + [(a.student, a.name, _absent_score(a)) for a in absent]:
         if student.startswith("blackboard:"):
-            rows.append([*_names("", name or ""), student[len("blackboard:"):], f"{score:g}"])
+            rows.append([*_names("", name or ""), student[len("blackboard:"):], score])
     return _csv(header, rows)
+
+
+def _absent_score(row):
+    return f"{row.score:g}" if row.status == "missing" else ""
 
 
 def _names(sortable, name):

@@ -53,6 +53,26 @@ def canvas_columns(course, book, seen):
     return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems
 
 
+def unplaced_lines(assignment_id, found, limit=8):
+    """What to tell about an assignment's unplaced hand-ins [(key, name, source, why)], and how to place each:
+    one line per reason, naming the keys to give `roster place`."""
+    reasons = {}
+    for row in found:
+        reasons.setdefault(row[3], []).append(_unplaced_who(row))
+    lines = [f"{assignment_id}, unplaced: {names(keys, limit)}: {why}" for why, keys in reasons.items()]
+    if found:
+        lines.append(f"place each: `autograder roster place --assignment {assignment_id} KEY --student WHO` (a team's: "
+                     "--student for each member; `--file` for many), or `... KEY --nobody --reason WHY` when it is "
+                     f"no roster student's; no regrade is needed (`autograder roster place --assignment "
+                     f"{assignment_id}` lists them)")
+    return lines
+
+
+def _unplaced_who(row):
+    key, name = row[0], row[1]
+    return key if not name or name == key else f"{name} ({key})"
+
+
 def _error(message, details=()):
     error = FeedbackError(message)
     error.details = tuple(details)
@@ -89,6 +109,13 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
             [f"finish {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS` again "
              "(the command that was stopped); it grades only what is left" for a in waiting]
             + ["or give --force to write those students' cells blank (never 0)"])
+    unresolved = book.unresolved()
+    if unresolved and not force:
+        raise _error("hand-ins the roster cannot place, so whether these students handed in is not known and no "
+                     "grade file is written: " + "; ".join(f"{a}: {names([r.student.who for r in rows])}"
+                                                           for a, rows in unresolved.items()),
+                     [line for a in unresolved for line in unplaced_lines(a, book.unplaced.get(a, []))]
+                     + ["or give --force to write those students' cells blank (never 0)"])
     done = CourseGradebook(book)
     columns, done.problems = canvas_columns(course, book, seen)
     graded = {a.id for a in book.graded()}
@@ -101,6 +128,13 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
     if waiting:
         done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
                           for a, rows in waiting.items()]
+    if unresolved:
+        done.problems += [f"{a}: written blank, unresolved (a hand-in the roster cannot place may be theirs): "
+                          f"{names([r.student.who for r in rows])}" for a, rows in unresolved.items()]
+    for assignment_id, found in book.unplaced.items():
+        if assignment_id not in unresolved:     # nobody's grade waits on them, but their grades reach no LMS file
+            done.problems.append(f"{assignment_id}: hand-ins the roster cannot place, in plain_grades.csv only: "
+                                 + names([_unplaced_who(row) for row in found]))
 
     imports = import_files(book, columns, points_possible, seen)
     done.problems += imports.problems

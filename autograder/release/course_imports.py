@@ -36,6 +36,7 @@ from ..core.listing import names
 from ..core.lms_columns import ASSIGNMENT_COLUMN
 from . import blackboard, d2l
 from .lms import CANVAS_COLUMNS
+from .names import classroom_repository
 
 POINTS_POSSIBLE = "    Points Possible"       # Canvas's own spelling, leading spaces included
 # Canvas's importer drops every column whose header holds one of these, its gradebook's totals (canvas-lms
@@ -178,7 +179,9 @@ def _classroom(book, graded, roster, lms_columns, points_possible, result):
     for assignment in graded:
         for row in students:
             s, mark = row.student, row.marks.get(assignment.id)
-            rows.append([assignment.id, "", "", s.login, s.sis_id or s.email, f"{assignment.id}-{s.login}", "",
+            # The repository the hand-in came from (its clone's folder), never one made up from the login.
+            repository = classroom_repository(mark.source) if mark is not None and mark.source else ""
+            rows.append([assignment.id, "", "", s.login, s.sis_id or s.email, repository or "", "",
                          mark.handed_in_at if mark else "", _score(row, assignment), f"{assignment.max_score:g}"])
     return csv_text(CLASSROOM_COLUMNS, rows)
 

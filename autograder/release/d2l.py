@@ -51,16 +51,17 @@ def course_file(book, graded, roster, seen, lms_columns, score, result):
     return csv_text([*header, END], rows)
 
 
-def release_file(pages, column, assignment, missing=()):
-    """One assignment's import, from its feedback pages and its roster students marked missing."""
+def release_file(pages, column, assignment, absent=()):
+    """One assignment's import, from its feedback pages and its roster students with no hand-in (0 when
+    missing, an empty cell when not yet due or unresolved)."""
     header = ["OrgDefinedId", "Username", column_for(assignment, column, ())[0], END]
     rows = []
-    for student, score in [(p.submission.student, p.submission.score) for p in pages] + \
-            [(a.student, a.score) for a in missing]:
+    for student, score in [(p.submission.student, f"{p.submission.score:g}") for p in pages] + \
+            [(a.student, f"{a.score:g}" if a.status == "missing" else "") for a in absent]:
         if student.startswith("d2l:org:"):
-            rows.append([_id(student[len("d2l:org:"):]), "", f"{score:g}", Verbatim("#")])
-        elif student.startswith("d2l:") and not student.startswith("d2l:name:"):
-            rows.append(["", _id(student[len("d2l:"):]), f"{score:g}", Verbatim("#")])
+            rows.append([_id(student[len("d2l:org:"):]), "", score, Verbatim("#")])
+        elif student.startswith("d2l:") and not student.startswith(("d2l:name:", "d2l:submission:")):
+            rows.append(["", _id(student[len("d2l:"):]), score, Verbatim("#")])
     return csv_text(header, rows)
 
 

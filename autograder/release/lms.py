@@ -16,9 +16,11 @@ TARGET gets:
   adjustments.csv          Student,ID,score,adjustment,reason: every score changed by hand (`autograder adjust`)
   release_manifest.json    one content hash per student: what the last release wrote
 
-With a roster, a student who handed in nothing by their own deadline is in
-canvas_grades.csv and gradescope_grades.csv with 0 points (`missing`); one
-whose deadline is still ahead is not (the LMS keeps their cell empty).
+With a roster, the grade files list the roster's students, as `gradebook`'s import files do: a student who
+handed in nothing by their own deadline with 0 points (`missing`); one whose deadline is still ahead
+(`not-yet`), or who may have handed in a hand-in the roster cannot place (`unresolved`, which `release`
+refuses without --force), with an empty cell, so the LMS enters nothing.  A hand-in that matches nobody on
+the roster gets its feedback file and no grade row: it is named.
 
 File names pair feedback with students the way the LMS does:
   * a hand-in from a Canvas "Download Submissions" zip keeps Canvas's prefix
@@ -79,6 +81,7 @@ class Release:
     test_accounts: list = field(default_factory=list)   # the LMS's test accounts, in no file
     blank: list = field(default_factory=list)       # handed in, not graded yet: a blank grade (--force)
     no_grade_row: list = field(default_factory=list)   # in no grade file: moodle_grades.csv needs Moodle's id
+    off_roster: list = field(default_factory=list)  # hand-ins that match nobody on the roster: in no grade file
 
 
 def _is_test_account(submission, test_students):
@@ -113,11 +116,17 @@ def _lms_id(submission, lms):
     return canvas_user_id(getattr(submission, "source", "")) if lms == "canvas" else ""
 
 
-def canvas_csv(pages, column, missing=(), blank=()):
-    """`blank`: [(name, student key)] of students handed in and not graded yet (--force): an empty cell."""
+def _absent_score(row):
+    """A roster student with no hand-in: 0 when `missing`; an empty cell when `not-yet` or `unresolved`."""
+    return f"{row.score:g}" if row.status == "missing" else ""
+
+
+def canvas_csv(pages, column, absent=(), blank=()):
+    """`absent`: AbsentRow of roster students with no hand-in; `blank`: [(name, student key)] of students handed
+    in and not graded yet (--force): an empty cell."""
     rows = [(p.submission.display_name, _lms_id(p.submission, "canvas"), "", "", "", f"{p.submission.score:g}")
             for p in pages]
-    rows += [(a.name, _lms_id(a, "canvas"), "", "", "", f"{a.score:g}") for a in missing]
+    rows += [(a.name, _lms_id(a, "canvas"), "", "", "", _absent_score(a)) for a in absent]
     rows += [(name, key.removeprefix("canvas:") if key.startswith("canvas:") else "", "", "", "", "")
              for name, key in blank]
     return _csv(rows, (*CANVAS_COLUMNS, column))
@@ -144,21 +153,28 @@ def moodle_csv(pages, max_score):
     return _csv(rows, MOODLE_WORKSHEET_COLUMNS), left
 
 
-def gradescope_csv(pages, missing=()):
+def gradescope_csv(pages, absent=(), people=None):
+    """`people`: {key: roster Student}, for the email of a student with no hand-in (a key is never an email)."""
     rows = []
-    for s in [p.submission for p in pages] + list(missing):
+    for s in [p.submission for p in pages]:
         sid = _lms_id(s, "gradescope")
-        email = getattr(s, "email", "") or (sid if "@" in sid else "") or (s.student if "@" in s.student else "")
-        rows.append((getattr(s, "display_name", s.name), "" if "@" in sid else sid, email, f"{s.score:g}",
-                     f"{s.max_score:g}", s.status, getattr(s, "submitted_at", ""), late_word(getattr(s, "late", None))))
+        email = s.email or (sid if "@" in sid else "")
+        rows.append((s.display_name, "" if "@" in sid else sid, email, f"{s.score:g}", f"{s.max_score:g}", s.status,
+                     s.submitted_at, late_word(s.late)))
+    for a in absent:
+        sid = _lms_id(a, "gradescope")
+        student = (people or {}).get(a.student)
+        email = (student.email if student is not None else "") or (sid if "@" in sid else "")
+        rows.append((a.name, "" if "@" in sid else sid, email, _absent_score(a), f"{a.max_score:g}", a.status, "",
+                     ""))
     return _csv(rows, GRADESCOPE_COLUMNS)
 
 
-def adjustments_csv(pages, missing=()):
+def adjustments_csv(pages, absent=()):
     rows = [(p.submission.display_name, _lms_id(p.submission, "canvas") or p.submission.student,
              f"{p.submission.score:g}", "" if p.submission.adjustment is None else Number(p.submission.adjustment),
              p.submission.adjust_note) for p in pages if p.submission.adjust_note]
-    rows += [(a.name, _lms_id(a, "canvas") or a.student, f"{a.score:g}", "", a.adjust_note) for a in missing
+    rows += [(a.name, _lms_id(a, "canvas") or a.student, _absent_score(a), "", a.adjust_note) for a in absent
              if a.adjust_note]
     return _csv(rows, ADJUSTMENT_COLUMNS)
 
@@ -169,13 +185,18 @@ def lateness_csv(pages):
                   p.submission.late_note) for p in pages], LATENESS_COLUMNS)
 
 
-def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), test_students=()):
-    """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points);
-    `blank`: [(name, key)] of students not graded yet, released blank (--force); `test_students`: keys of the
-    LMS's test accounts, in no file."""
+def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), test_students=(),
+                people=None):
+    """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points,
+    the others an empty cell); `blank`: [(name, key)] of students not graded yet, released blank (--force);
+    `test_students`: keys of the LMS's test accounts, in no file; `people`: {key: roster Student}."""
     left_out = [p for p in pages.pages if _is_test_account(p.submission, test_students)]
     pages = replace(pages, pages=[p for p in pages.pages if p not in left_out])
-    missing = [a for a in absent if a.status == "missing" and a.student not in test_students]
+    absent = [a for a in absent if a.student not in test_students]
+    blank = [(name, key) for name, key in blank if key not in test_students]
+    # The grade files list the roster's students, as `gradebook` does: a hand-in that matched nobody on the
+    # roster has its feedback file, and no row an LMS would have to match by hand (named instead).
+    graded = [p for p in pages.pages if p.submission.on_roster != 0]
     target = Path(target)
     old = _read_manifest(target)
     files = {feedback_file_name(page): page.html for page in pages.pages}
@@ -184,22 +205,23 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
         name = feedback_file_name(page)
         students[page.student] = {"file": name, "sha256": digest(
             page.html, f"{page.submission.score:g}/{page.submission.max_score:g}", page.submission.status)}
-    result = Release(problems=dict(pages.withheld), test_accounts=[p.who for p in left_out])
+    result = Release(problems=dict(pages.withheld), test_accounts=[p.who for p in left_out],
+                     off_roster=[p.who for p in pages.pages if p.submission.on_roster == 0])
     outputs = {f"feedback/{name}": html for name, html in files.items()}
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
     left = []
     if lms != "moodle":       # a Moodle course's hand-ins carry no Canvas id: a Canvas file would be all blanks
-        outputs["canvas_grades.csv"] = canvas_csv(pages.pages, column or assignment.title, missing, blank)
+        outputs["canvas_grades.csv"] = canvas_csv(graded, column or assignment.title, absent, blank)
     else:
-        outputs["moodle_grades.csv"], left = moodle_csv(pages.pages, assignment.max_score)
+        outputs["moodle_grades.csv"], left = moodle_csv(graded, assignment.max_score)
     result.no_grade_row = left
     for name, key in blank:
         result.blank.append(f"{name} ({key})" if name != key else key)
-    outputs["gradescope_grades.csv"] = gradescope_csv(pages.pages, missing)
-    outputs[blackboard.RELEASE_FILE] = blackboard.release_file(pages.pages, column, assignment.title, missing)
-    outputs[d2l.RELEASE_FILE] = d2l.release_file(pages.pages, column, assignment, missing)
+    outputs["gradescope_grades.csv"] = gradescope_csv(graded, absent, people)
+    outputs[blackboard.RELEASE_FILE] = blackboard.release_file(graded, column, assignment.title, absent)
+    outputs[d2l.RELEASE_FILE] = d2l.release_file(graded, column, assignment, absent)
     outputs["lateness.csv"] = lateness_csv(pages.pages)
-    outputs["adjustments.csv"] = adjustments_csv(pages.pages, missing)
+    outputs["adjustments.csv"] = adjustments_csv(pages.pages, absent)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},
                                    indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     for name, data in outputs.items():
