@@ -99,10 +99,16 @@ def test_gradescope_classroom_and_plain_files():
     book = sample_book()
     for row in book.rows:
         row.student = replace(row.student, lms="classroom")
+    # The repository is the one the hand-in came from (the trial: n-queens-puzzle-alice was written as an
+    # invented n-queens-alice); a mark with no clone behind it names none.
+    first = book.rows[0]
+    first.marks["bitwise-queens"] = replace(first.marks["bitwise-queens"],
+                                            source="bitwise-queens-puzzle-login0/bitwise-queens.ipynb")
     classroom = rows(import_files(book, COLUMNS).files["classroom_grades.csv"])
     assert classroom[0][:5] == ["assignment_name", "assignment_url", "starter_code_url", "github_username",
                                 "roster_identifier"]
-    assert classroom[1][3:6] == ["login0", "S1000", "bitwise-queens-login0"]
+    assert classroom[1][3:6] == ["login0", "S1000", "bitwise-queens-puzzle-login0"]
+    assert all(row[5] != f"{row[0]}-{row[3]}" for row in classroom[1:])     # never made up from the login
     plain = {row[0]: row for row in rows(files["plain_grades.csv"])}
     assert plain["stray"][-3] == "no" and plain["canvas:1003"][-2] == "bitwise-queens n-queens"
 
@@ -150,10 +156,10 @@ def test_a_canvas_column_two_assignments_would_share_goes_to_neither():
     from autograder.release.course_gradebook import canvas_columns
     course = SimpleNamespace(lms_column=lambda assignment_id: "N-Queens (501)" if assignment_id in (
         "n-queens", "no-three-in-line") else None)
-    columns, problems = canvas_columns(course, sample_book(), ["N-Queens (501)", "Bitwise Queens (502)"])
+    columns, problems, shared = canvas_columns(course, sample_book(), ["N-Queens (501)", "Bitwise Queens (502)"])
     assert columns == {"bitwise-queens": "Bitwise Queens (502)"}
-    assert problems == ["the Canvas column 'N-Queens (501)' fits n-queens and no-three-in-line: set each one's "
-                        "lms_column in course.toml"]
+    assert shared == {"N-Queens (501)": ["n-queens", "no-three-in-line"]}
+    assert problems[0].startswith("the Canvas column 'N-Queens (501)' is n-queens and no-three-in-line's alike")
 
 
 def test_a_name_with_control_characters_or_too_long_for_a_cell_still_gives_a_workbook():
