@@ -32,6 +32,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..core.errors import AutograderError
+from ..core.numbers import MAX_EXTRA_SECONDS, MAX_POINTS
 from ..core.sharing import check_access, new_database
 
 FILE_NAME = "course.db"
@@ -175,10 +176,7 @@ class Adjustment:
         return f"{change}: {self.reason}"
 
 
-# The most a number stored here may be: far past any assignment's points and any semester's length, near
-# enough that a typo (1e308, inf) is refused before it is stored, and refused again when read.
-MAX_POINTS = 1000.0
-MAX_EXTRA_SECONDS = 366 * 86400.0
+# The most a number stored here may be (core/numbers.py): refused before it is stored, and again when read.
 
 
 def _time_problem(seconds):
