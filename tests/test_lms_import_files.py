@@ -172,3 +172,23 @@ def test_a_name_with_control_characters_or_too_long_for_a_cell_still_gives_a_wor
     header = [c.value for c in sheet[1]]
     assert sheet.cell(2, header.index("name") + 1).value == "Ann Lee"
     assert len(sheet.cell(2, header.index("section") + 1).value) == 32767
+
+
+def test_a_comma_decimal_canvas_export_gives_its_points_possible(tmp_path):
+    # The trial: an export in a comma-decimal locale (gradebook_exporter.rb: I18n.n(points, precision: 2), `;`
+    # between fields, a BOM) wrote `10,00`, which was not read, so a column worth 10 in Canvas went unchecked.
+    from autograder.roster.lms_files import read_roster
+    table = [["LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Section", "N-Queens (501)",
+              "Bitwise Queens (503)", "Big (504)"],
+             ["", "", "", "", "", "", "Manual Posting", "", ""],
+             ["    Points Possible", "", "", "", "", "", "5,00", "10,00", "1.000,00"],
+             ["Smith", "Alice", "1001", "S1001", "asmith", "Section 1", "", "", ""]]
+    text = io.StringIO()
+    csv.writer(text, delimiter=";").writerows(table)
+    path = tmp_path / "export.csv"
+    path.write_text(text.getvalue(), encoding="utf-8-sig", newline="")
+    found = read_roster(path)
+    assert found.points_possible == {"N-Queens (501)": 5.0, "Bitwise Queens (503)": 10.0, "Big (504)": 1000.0}
+    (tmp_path / "dot.csv").write_text(text.getvalue().replace(";", ",").replace('"', "").replace("5,00", "5.00")
+                                      .replace("10,00", "10.00").replace("1.000,00", "\"1,000.00\""))
+    assert read_roster(tmp_path / "dot.csv").points_possible == found.points_possible
