@@ -648,3 +648,36 @@ def test_helper_modules_reach_the_worker_within_their_cap(tmp_path):
     files = handin.companion_files()
     assert 0 < len(files) <= MAX_COMPANIONS and sum(map(len, files.values())) <= MAX_COMPANION_BYTES
     assert list(files) == [name for name, _ in helpers[:len(files)]]      # the first ones, in order
+
+
+def test_two_downloads_without_hand_in_times_are_ordered_by_the_lms_never_by_their_score(tmp_path):
+    # The trial: alice 5/5 in one download, 0 in a later one, no hand-in times: the better score won silently.
+    # Canvas numbers every upload, a later one higher (the attachment id of `<name>_<user>_<attachment>_...`).
+    first, later = tmp_path / "submissions.zip", tmp_path / "submissions (1).zip"
+    with zipfile.ZipFile(first, "w") as bundle:
+        add(bundle, ALICE, "smithalice_1001_9001_n-queens.ipynb")
+    with zipfile.ZipFile(later, "w") as bundle:
+        add(bundle, BOB, "smithalice_1001_9002_n-queens.ipynb")
+    for order in ((first, later), (later, first)):
+        out = tmp_path / f"out-{order[0].stem}"
+        rows, _ = grade(out, *order)
+        alice = rows["canvas:1001"]
+        assert (alice["score"], alice["handins"]) == ("0", "2")
+        assert "the later upload counts, by the LMS's order of uploads" in alice["message"]
+
+
+def test_two_downloads_nothing_orders_count_as_given_and_say_the_order_is_unknown(tmp_path):
+    # Nothing tells which came last (no time, no LMS order, the same file times): the download given to `grade`
+    # later counts, whatever its score, and the row and a warning say so.
+    first, later = tmp_path / "one", tmp_path / "two"
+    for folder, notebook in ((first, ALICE), (later, BOB)):
+        folder.mkdir()
+        shutil.copy(notebook, folder / "alice.ipynb")
+        os.utime(folder / "alice.ipynb", (1772366400, 1772366400))     # the same file time: it tells nothing
+    for order, score in (((first, later), "0"), ((later, first), "5")):
+        out = tmp_path / f"out-{order[0].name}"
+        rows, output = grade(out, *order)
+        (alice,) = rows.values()
+        assert (alice["score"], alice["handins"]) == (score, "2")
+        assert alice["message"].startswith("order unknown") and "never the better one" in alice["message"]
+        assert "warning: 1 student(s) with hand-ins from several downloads" in output

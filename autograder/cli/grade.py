@@ -126,6 +126,11 @@ def _print_summary(run):
         click.echo(f"warning: {len(run.not_graded)} hand-in(s) that an earlier, stopped run set out to grade are "
                    f"still not graded (this run did not grade them): {waiting}; give their files to `grade` again "
                    "(release and gradebook refuse until then)", err=True)
+    unknown = [_person(r.student, r.name) for r in run.rows if (r.message or "").startswith("order unknown")]
+    if unknown:
+        click.echo(f"warning: {len(unknown)} student(s) with hand-ins from several downloads that no LMS time or "
+                   "order puts in order: the one given to `grade` later counts, never the better one (each row "
+                   f"says so): {names(unknown)}", err=True)
     say(_lateness_summary(run.rules, run.late, run.unknown_lateness))
     if run.other_assignments:
         click.echo(f"note: {run.gradebook_path} also holds {', '.join(run.other_assignments)}; grades.csv has "

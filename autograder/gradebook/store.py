@@ -95,7 +95,12 @@ ADDED_COLUMNS = (("name", "TEXT"), ("email", "TEXT"), ("late_mark", "INTEGER"), 
                  ("on_roster", "INTEGER"),   # NULL: no roster; 0: a hand-in that matches nobody on it
                  # Why a hand-in may be a roster student's it is not placed on (roster/match.py): while one is,
                  # nobody without a hand-in is `missing`.  NULL or "": placed, or surely nobody's on the roster.
-                 ("unplaced", "TEXT"))
+                 ("unplaced", "TEXT"),
+                 # What orders two hand-ins of one student when the LMS gave neither a time: lms_order, the
+                 # LMS's own (Canvas: the submission's last attachment id, a later upload's is higher); given,
+                 # when its download was first given to `grade` (the run's start, then its place on the
+                 # command line), the rule of last resort, which the row then states.
+                 ("lms_order", "INTEGER"), ("given", "TEXT"))
 KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
@@ -298,21 +303,28 @@ class Gradebook:
     @_one_line_errors
     def record(self, run_id, handin, result, grader_key):
         """Store one graded hand-in and its cases, replacing an earlier grading of the same file."""
+        key = (result.assignment, handin.student, handin.source, handin.sha256)
         with self.db:
+            # A regrade keeps when the hand-in was first given (what orders it among the student's others).
+            given = self.db.execute("SELECT given FROM submissions WHERE assignment = ? AND student = ? AND "
+                                    "source = ? AND sha256 = ?", key).fetchone()
+            started = self.db.execute("SELECT started_at FROM runs WHERE id = ?", (run_id,)).fetchone()
+            given = given[0] if given and given[0] else \
+                f"{started[0] if started else _now()}#{getattr(handin, 'position', 0):04d}"
             self.db.execute("DELETE FROM submissions WHERE assignment = ? AND student = ? AND source = ? "
-                            "AND sha256 = ?", (result.assignment, handin.student, handin.source, handin.sha256))
+                            "AND sha256 = ?", key)
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
                 "score, max_score, status, message, seconds, grader_key, student_seconds, name, email, late_mark, "
-                "time_source, raw_score, key_version, file_time, rerun, unplaced) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "time_source, raw_score, key_version, file_time, rerun, unplaced, lms_order, given) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 tuple(map(text, (run_id, handin.student, result.assignment, handin.source, handin.sha256,
                                  handin.submitted_at, _now(), result.score, result.max_score, result.status,
                                  result.message, result.seconds, grader_key, result.student_seconds,
                                  handin.name or handin.student, handin.email, _flag(handin.late_mark),
                                  handin.time_source, result.score, KEY_VERSION,
                                  getattr(handin, "file_time", None), getattr(result, "rerun", ""),
-                                 getattr(handin, "unplaced", "")))))
+                                 getattr(handin, "unplaced", ""), getattr(handin, "lms_order", None), given))))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -345,16 +357,18 @@ class Gradebook:
             code.store_code(self.db, sha256, pieces, text)
 
     def _recount(self, assignment, student):
-        # The newest hand-in that could be graded counts; if none could, the newest of all.  "Newest" by
-        # the hand-in time where one is known, else by the file's time (a browser's later download).  The
-        # notebooks of one submission share their time (intake/assemble.py): of them, the best counts.
+        # The newest hand-in that could be graded counts; if none could, the newest of all.  "Newest" by the
+        # hand-in time where one is known, else by the LMS's order (Canvas's attachment ids), else by the
+        # file's time (a browser's later download), else by the download given to `grade` later: never by
+        # its score.  The notebooks of one submission tie on all of these (intake/assemble.py): of them, the
+        # best counts.
         rows = self.db.execute(
-            "SELECT id, status, COALESCE(submitted_at, file_time), source, raw_score FROM submissions "
-            "WHERE assignment = ? AND student = ?", (assignment, student)).fetchall()
+            f"SELECT id, status, {ORDER_COLUMNS}, source, raw_score FROM submissions WHERE assignment = ? AND "
+            "student = ?", (assignment, student)).fetchall()
         if not rows:
             return
         usable = [r for r in rows if r[1] not in UNGRADABLE] or rows
-        newest = max(usable, key=lambda r: (r[2] or "", r[4] or 0.0, r[3] or "", r[0]))  # then the later grading
+        newest = max(usable, key=lambda r: (*_order(r[2:6]), r[7] or 0.0, r[6] or "", r[0]))
         self.db.execute("UPDATE submissions SET counted = (id = ?) WHERE assignment = ? AND student = ?",
                         (newest[0], assignment, student))
 
@@ -516,7 +530,7 @@ class Gradebook:
             "s.adjust_note, s.on_roster "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
-        found = _not_graded(self.db, assignment, [GradeRow(*row) for row in rows])
+        found = _not_graded(self.db, assignment, [self._said_how_it_counts(GradeRow(*row)) for row in rows])
         for student, name, status, score, max_score, deadline, adjustment, adjust_note in self.db.execute(
                 "SELECT student, name, status, score, max_score, deadline, adjustment, adjust_note FROM absent "
                 "WHERE assignment = ?", (assignment,)):
@@ -525,6 +539,17 @@ class Gradebook:
                                   None, None, None, None, None, 0, None, None, deadline, adjustment, adjust_note,
                                   1))
         return sorted(found, key=lambda row: row.student)
+
+    def _said_how_it_counts(self, row):
+        """The row, its message saying what chose it among the student's hand-ins when no time did."""
+        if row.handins < 2:
+            return row
+        found = self.db.execute(f"SELECT counted, status, {ORDER_COLUMNS} FROM submissions WHERE assignment = ? "
+                                "AND student = ?", (row.assignment, row.student)).fetchall()
+        counted = next((r[2:] for r in found if r[0]), None)
+        others = [r[2:] for r in found if not r[0] and r[1] not in UNGRADABLE]
+        note = order_note(counted, others) if counted is not None else ""
+        return replace(row, message="\n".join(filter(None, [note, row.message]))) if note else row
 
     @_one_line_errors
     def export_csv(self, assignment, path):
@@ -590,6 +615,35 @@ def _not_graded(db, assignment, rows):
         kept.append(GradeRow(student, assignment, 0.0, max_score or 0.0, NOT_GRADED, NOT_GRADED_MESSAGE, name,
                              submitted_at, None, None, None, None, source, 1, None))
     return kept
+
+
+# What orders a student's hand-ins, most telling first (see Gradebook._recount).
+ORDER_COLUMNS = "submitted_at, lms_order, file_time, given"
+ORDER_WORDS = ("the LMS's hand-in times", "the LMS's order of uploads (Canvas's attachment ids)",
+               "the files' times (a browser's later download)", None)
+
+
+def _order(values):
+    submitted_at, lms_order, file_time, given = values
+    return (submitted_at or "", -1 if lms_order is None else lms_order, file_time or "", given or "")
+
+
+def order_note(counted, others):
+    """What made `counted` (a row's ORDER_COLUMNS values) count over the student's `others` from other
+    submissions, in words for its row; "" when their times did, as one expects."""
+    deciding = set()
+    for other in others:
+        mine, theirs = _order(counted), _order(other)
+        if mine == theirs:
+            continue          # one submission's notebooks: the best counts, which intake's note says
+        deciding.add(next(i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b))
+    if 3 in deciding:
+        return ("order unknown: no LMS time or order tells which of this student's hand-ins came last, so the one "
+                "whose download was given to `grade` later counts (never the better one); if that is wrong, "
+                "`autograder adjust --score` sets the score, with the reason")
+    if 1 in deciding:
+        return f"the later upload counts, by {ORDER_WORDS[1]}"
+    return ""
 
 
 def late_word(late):

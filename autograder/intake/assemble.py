@@ -49,6 +49,7 @@ class Found:
     explicit: bool = False             # named on the command line
     notes: tuple = ()                  # what intake says of this submission (a Blackboard attempt's number ...)
     where: str = ""                    # the folder it sits in, within its student's submission
+    position: int = 0                  # which of the paths given to `grade` it came from (0, 1, ...)
 
 
 @dataclass

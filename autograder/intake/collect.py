@@ -88,6 +88,8 @@ class Handin:
     notes: tuple = ()                  # what intake says of this hand-in, for its row and feedback ("handed in: ...")
     repository: str = ""               # a Classroom clone's folder name (roster/match.py finds its GitHub user)
     upload: str = ""                   # the LMS's id of the upload or submission (identity.Identity.upload)
+    lms_order: int | None = None       # where the LMS put its submission in time (Canvas: its last attachment id)
+    position: int = 0                  # which of the paths given to `grade` it came from
     unplaced: str = ""                 # why it may be a roster student's it is not placed on (roster/match.py)
 
     def __post_init__(self):
@@ -146,8 +148,9 @@ def collect(paths, unpack_dir, options):
     check_paths(paths)
     intake = Intake([], [])
     walk = _Walk(intake, options, Path(unpack_dir))
-    for raw in paths:
+    for position, raw in enumerate(paths):
         path = Path(raw)
+        found, added = len(walk.found), len(intake.handins)
         if walk.excluded(path):
             intake.notes.append(f"{display(raw)} is the output folder: it is not read as hand-ins")
         elif path.is_dir():
@@ -156,6 +159,8 @@ def collect(paths, unpack_dir, options):
             walk.zip(Path(os.path.realpath(path)), display(path.name), owner=None)
         else:
             walk.given_file(path)
+        for item in walk.found[found:] + intake.handins[added:]:
+            item.position = position      # which download came later on the command line: orders them
     walk.finish()
     if not intake.handins:
         seen = f" (ignored: {', '.join(intake.ignored[:3])}{' ...' if len(intake.ignored) > 3 else ''})" \
@@ -588,6 +593,8 @@ class _Walk(Downloads):
         # The notebooks of one submission were handed in together: none is newer, the best one counts.
         together = max((f.file_time or "" for f in submission.notebooks), default="") or None \
             if len(submission.notebooks) > 1 and submission.notes else None
+        # Canvas numbers every upload (an attachment id), a later one higher: its submissions' order.
+        uploads = [int(f.who.upload) for f in submission.notebooks if f.who.lms == "canvas" and f.who.upload.isdigit()]
         for found in submission.notebooks:
             who = found.who if found.who.lms == "path" else submission.who
             repository = self.repositories.get(found.group, ("", None))[0]
@@ -598,7 +605,8 @@ class _Walk(Downloads):
                             time_source=found.time_source or _late_mark_source(who), lms=who.lms,
                             lms_id=who.lms_id, companions=mine, file_time=together or found.file_time,
                             notes=(*found.notes, *submission.notes), repository=repository,
-                            upload=found.who.upload)
+                            upload=found.who.upload, lms_order=max(uploads) if uploads else None,
+                            position=found.position)
             self.check_assignment(handin)
             self.add(handin)
 
