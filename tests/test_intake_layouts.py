@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.cli.main import main
-from conftest import ROOT
+from conftest import ROOT, copy_course
 from test_lateness import set_assignment_table
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
@@ -471,7 +471,7 @@ def test_canvas_names_keep_underscores_anonymous_ids_and_text_or_url_entries(tmp
     assert (rows["canvas:1007"]["name"], rows["canvas:1007"]["score"]) == ("team_a", "5")
     assert (rows["canvas:anon_xk2Pq"]["late"], rows["canvas:anon_b7Rt9"]["late"]) == ("no", "yes")
     assert rows["canvas:anon_b7Rt9"]["score"] == "5"
-    for key, kind in (("canvas:1009", "online text entry"), ("canvas:1010", "website URL")):
+    for key, kind in (("canvas:1009", "only online text"), ("canvas:1010", "only a website URL")):
         assert rows[key]["status"] == "no-notebook" and kind in rows[key]["message"]
     assert rows["canvas:1010"]["late"] == "yes"
 
@@ -634,7 +634,7 @@ def test_moodle_as_it_writes_today_folders_without_a_trailing_underscore_online_
     assert (rows["moodle:1234567"]["score"], rows["moodle:1234567"]["handins"]) == ("5", "1")
     assert rows["moodle:1234570"]["score"] == "5"
     assert rows["moodle:1234568"]["status"] == "no-notebook" and "online text" in rows["moodle:1234568"]["message"]
-    assert rows["moodle:1234569"]["status"] == "no-notebook" and "report.pdf" in rows["moodle:1234569"]["message"]
+    assert rows["moodle:1234569"]["status"] == "wrong-file-type" and "report.pdf" in rows["moodle:1234569"]["message"]
 
 
 def test_helper_modules_reach_the_worker_within_their_cap(tmp_path):
@@ -681,3 +681,32 @@ def test_two_downloads_nothing_orders_count_as_given_and_say_the_order_is_unknow
         assert (alice["score"], alice["handins"]) == (score, "2")
         assert alice["message"].startswith("order unknown") and "never the better one" in alice["message"]
         assert "warning: 1 student(s) with hand-ins from several downloads" in output
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_a_hand_in_with_no_notebook_says_the_same_in_moodle_s_two_layouts(tmp_path, flat):
+    # The trial: online text alone was `no-notebook` with folders but `wrong-file-type` without; a PDF the reverse.
+    # Either layout now says what was handed in, with the same status (intake/assemble.py, nothing_to_grade).
+    sep = "_" if flat else "/"
+    archive = tmp_path / "CS101-N-Queens-42.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, f"Jane Doe_1234567_assignsubmission_file{sep}n-queens.ipynb")
+        add(bundle, b"<p>I could not do it</p>", f"Raj Patel_1234568_assignsubmission_onlinetext{sep}onlinetext.html")
+        add(bundle, b"%PDF-1.4", f"Ann Lee_1234569_assignsubmission_file{sep}report.pdf")
+    course = copy_course(tmp_path / "course")
+    (course / "course.toml").write_text((course / "course.toml").read_text().replace('lms = "other"', 'lms = "moodle"'))
+    rows, _ = grade(tmp_path / "out", archive, course=course)
+    raj, ann = rows["moodle:1234568"], rows["moodle:1234569"]
+    assert (raj["status"], raj["score"]) == ("no-notebook", "0") and "only online text" in raj["message"]
+    assert (ann["status"], ann["score"]) == ("wrong-file-type", "0") and "only report.pdf" in ann["message"]
+    assert rows["moodle:1234567"]["score"] == "5" and len(rows) == 3
+    # The 0 reaches the LMS saying why, not as if nothing had been handed in.
+    released = CliRunner().invoke(main, ["--course", str(course), "release", "--assignment", "n-queens", "--out",
+                                         str(tmp_path / "out"), "--to", str(tmp_path / "release")])
+    assert released.exit_code == 0, released.output
+    assert "0 points, as what they handed in holds no notebook" in released.output
+    with open(tmp_path / "release" / "moodle_grades.csv", newline="", encoding="utf-8-sig") as handle:
+        sheet = {row["Full name"]: row for row in csv.DictReader(handle)}
+    assert sheet["Raj Patel"]["Grade"] == "0" and "no-notebook: no notebook was handed in, only online text" \
+        in sheet["Raj Patel"]["Feedback comments"]
+    assert "wrong-file-type: no notebook was handed in, only report.pdf" in sheet["Ann Lee"]["Feedback comments"]

@@ -10,7 +10,7 @@ from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending, load_unplaced
-from ..gradebook.store import set_aside
+from ..gradebook.store import UNGRADABLE, set_aside
 from ..release.course_gradebook import unplaced_lines
 from ..release.classroom import release_classroom, write_manifest
 from ..release.canvas_checks import check_canvas_columns
@@ -74,6 +74,10 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
                              [(name, key) for name, key in waiting], tests, people)
         if result.test_accounts:
             click.echo(f"left out of every file (the LMS's test account): {names(result.test_accounts)}")
+        ungradable = [f"{p.who} ({p.submission.status})" for p in pages.pages if p.submission.status in UNGRADABLE]
+        if ungradable:
+            click.echo(f"0 points, as what they handed in holds no notebook that could be graded (their feedback "
+                       f"says what it was; look at it in the LMS): {names(ungradable)}")
         if result.off_roster:
             click.echo(f"warning: their feedback is released, but no grade file has them, as they match nobody on "
                        f"the roster: {names(result.off_roster)}", err=True)

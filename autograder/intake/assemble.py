@@ -149,3 +149,26 @@ def _one_submission(who, notebooks, helpers, notebook_name):
                 + (f"{len(chosen)} are named like the assignment: " if named else "none is named like the "
                    f"assignment ({notebook_name}), so ") + "each was graded and the best one counts")
     return Submission(who, chosen, helpers, [note])
+
+
+# What a text or URL entry is called in a row (Canvas's `_text.html`, `_link.html`; Moodle's online text).
+ENTRY_WORDS = {"text": "online text", "onlinetext": "online text", "link": "a website URL"}
+
+
+def nothing_to_grade(what):
+    """(status, message) of a student an LMS names whose hand-in holds no notebook, alike in every layout (a
+    Moodle download with folders or without, Canvas's, Blackboard's): files, but none a notebook, are the
+    wrong type of file; online text (or a URL) alone is no notebook.  Either scores 0, and says what was
+    handed in instead."""
+    entries = sorted({w for w in what if w in ENTRY_WORDS.values() or w.endswith(" entry")})
+    zips = sorted({w for w in what if w.lower().endswith(".zip")})        # a zip is a way to hand in, not a type
+    files = sorted({w for w in what if w not in entries and w not in zips})
+    if files:
+        shown = ", ".join(files[:3]) + (" ..." if len(files) > 3 else "")
+        return "wrong-file-type", (f"no notebook was handed in, only {shown}" + (f" and {', '.join(entries)}"
+                                   if entries else "") + ": not a notebook (.ipynb) or Python file (.py)")
+    if entries:
+        return "no-notebook", f"no notebook was handed in, only {' and '.join(entries)}"
+    if zips:
+        return "no-notebook", f"no notebook was found in {', '.join(zips[:3])}"
+    return "no-notebook", "no notebook was handed in (nothing)"

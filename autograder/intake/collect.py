@@ -365,21 +365,17 @@ class _Walk(Downloads):
     def top_file(self, path, name, shown, label, group, file_time=None, explicit=False, lms_names=True):
         """A file at the top of a folder given or of a zip: the LMS named it, or it is named after its student."""
         who = self.pattern(name) or identity.file_identity(name, lms_names)
-        self.saw(who, _source(label, shown), PurePosixPath(who.original or name).name)
-        if who.entry:               # a Canvas text or URL entry: a row that says so
-            kind = "an online text entry" if who.entry == "text" else "a website URL"
-            self.add(Handin(who.key, _source(label, shown), None, None, "no-notebook",
-                            f"the hand-in is {kind} ({shown}), not a notebook", name=who.name,
-                            late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
-                            time_source=_late_mark_source(who)))
+        if who.entry:               # a text or URL entry (Canvas's, or a flat Moodle download's): said by finish()
+            self.saw(who, _source(label, shown), assemble.ENTRY_WORDS.get(who.entry, f"its {who.entry} entry"))
             return
+        self.saw(who, _source(label, shown), PurePosixPath(who.original or name).name)
         suffix = PurePosixPath(name).suffix.lower()
         if suffix in NOTEBOOK_SUFFIXES:
             self.found.append(Found(path, _source(label, shown), who, who.original or name, group,
                                     file_time=file_time, explicit=explicit))
         elif suffix == ".zip" and who.lms in ("canvas", "moodle"):     # a student's zip, uploaded to the LMS
             self.nested_zip(path, _source(label, shown), who, f"{group}:{who.key}", None, "", (), 0)
-        elif explicit or who.lms in ("canvas", "moodle"):
+        elif explicit:
             self.add(Handin(who.key, _source(label, shown), None, None, "wrong-file-type",
                             f"{PurePosixPath(who.original or name).name} is not a notebook (.ipynb) or Python "
                             "file (.py)", name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
@@ -387,8 +383,8 @@ class _Walk(Downloads):
         else:
             self.intake.ignored.append(_source(label, shown))
 
-    def no_notebook(self, who, source, submitted_at, time_source, message, notes=()):
-        self.add(Handin(who.key, source, None, submitted_at, "no-notebook", message, name=who.name,
+    def no_notebook(self, who, source, submitted_at, time_source, message, notes=(), status="no-notebook"):
+        self.add(Handin(who.key, source, None, submitted_at, status, message, name=who.name,
                         email=who.email, time_source=time_source, lms=who.lms, lms_id=who.lms_id,
                         notes=tuple(notes), upload=who.upload))
 
@@ -574,10 +570,10 @@ class _Walk(Downloads):
         have = {h.student for h in self.intake.handins}
         for key, (who, source, what) in sorted(self.seen.items()):
             if key not in have:            # an LMS names them, but nothing they handed in is a notebook
-                shown = ", ".join(sorted(set(what))[:3]) + (" ..." if len(set(what)) > 3 else "") or "nothing"
-                self.add(Handin(key, source, None, None, "no-notebook", f"no notebook was handed in ({shown})",
-                                name=who.name, email=who.email, late_mark=who.late_mark, lms=who.lms,
-                                lms_id=who.lms_id, time_source=_late_mark_source(who)))
+                status, message = assemble.nothing_to_grade(what)
+                self.add(Handin(key, source, None, None, status, message, name=who.name, email=who.email,
+                                late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+                                time_source=_late_mark_source(who), upload=who.upload))
                 have.add(key)
         for key, (found, source) in sorted(self.junk_only.items()):
             if key not in have:

@@ -158,8 +158,9 @@ def moodle_file(name):
     match = MOODLE_MARK.search(name)
     if not match or match.start() == 0:
         return None
+    plugin = match.group("plugin")        # onlinetext: its text, as a folder download has it (not a file)
     return Identity(f"moodle:{match.group('participant')}", name[:match.start()].strip(), "moodle",
-                    match.group("participant"), original=name[match.end():])
+                    match.group("participant"), original=name[match.end():], entry="" if plugin == "file" else plugin)
 
 
 def blackboard_name(name):

@@ -15,6 +15,7 @@ from ..feedback.semester import semester_report
 from ..feedback.write import write_if_changed
 from ..gradebook.course_book import read_course_book
 from ..gradebook.read import FeedbackError
+from ..gradebook.store import UNGRADABLE
 from ..roster.store import CourseRecords, unusable
 from .canvas_checks import check_canvas_columns
 from .course_grades import course_grade_files
@@ -131,6 +132,12 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
     if unresolved:
         done.problems += [f"{a}: written blank, unresolved (a hand-in the roster cannot place may be theirs): "
                           f"{names([r.student.who for r in rows])}" for a, rows in unresolved.items()]
+    for assignment in book.graded():
+        ungradable = [f"{r.student.who} ({r.marks[assignment.id].status})" for r in book.rows
+                      if assignment.id in r.marks and r.marks[assignment.id].status in UNGRADABLE]
+        if ungradable:
+            done.notes.append(f"{assignment.id}: 0 points, as what they handed in holds no notebook that could be "
+                              f"graded (grades.csv says what it was): {names(ungradable)}")
     for assignment_id, found in book.unplaced.items():
         if assignment_id not in unresolved:     # nobody's grade waits on them, but their grades reach no LMS file
             done.problems.append(f"{assignment_id}: hand-ins the roster cannot place, in plain_grades.csv only: "

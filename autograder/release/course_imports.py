@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from ..core.csv_cells import Verbatim, csv_text
 from ..core.listing import names
+from ..gradebook.store import UNGRADABLE
 from ..core.lms_columns import ASSIGNMENT_COLUMN
 from . import blackboard, d2l
 from .lms import CANVAS_COLUMNS
@@ -137,7 +138,10 @@ def _feedback(mark):
     if mark.missing:
         return "missing: nothing handed in by the deadline"
     parts = []
-    if mark.status != "graded":
+    if mark.status in UNGRADABLE:       # a 0 that says why: what was handed in was no notebook
+        said = [line for line in (mark.message or "").splitlines() if line and not line.startswith("handed in: ")]
+        parts.append(f"{mark.status}: {said[0]}" if said else mark.status)
+    elif mark.status != "graded":
         parts.append(mark.status)
     if mark.late:
         parts.append(f"late, {mark.penalty:g} point(s) off" if mark.penalty else "late")

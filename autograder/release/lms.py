@@ -59,7 +59,7 @@ from pathlib import Path
 
 from ..core.csv_cells import Number, csv_text
 from ..grade.explain import is_test_student
-from ..gradebook.store import late_word
+from ..gradebook.store import UNGRADABLE, late_word
 from . import blackboard, d2l
 from .names import canvas_prefix, canvas_user_id, moodle_folder, moodle_participant, moodle_prefix
 from ..feedback.write import digest, write_if_changed, zip_bytes
@@ -148,8 +148,10 @@ def moodle_csv(pages, max_score):
         if not participant:
             left.append(page.who)
             continue
+        said = [line for line in s.message.splitlines() if line and not line.startswith("handed in: ")]
+        why = f"{s.status}: {said[0]}" if s.status in UNGRADABLE and said else ""     # a 0 that says why
         rows.append((f"Participant {participant}", s.display_name, s.email, f"{s.score:g}", f"{max_score:g}", "",
-                     s.adjust_note or ""))
+                     "; ".join(filter(None, [why, s.adjust_note or ""]))))
     return _csv(rows, MOODLE_WORKSHEET_COLUMNS), left
 
 
