@@ -49,9 +49,10 @@ def canvas_columns(course, book, seen):
         if column is not None:
             by_column.setdefault(column, []).append(assignment_id)
     shared = {column: ids for column, ids in by_column.items() if len(ids) > 1}
-    problems = [f"the Canvas column {column!r} fits {' and '.join(ids)}: set each one's lms_column in course.toml"
-                for column, ids in shared.items()]
-    return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems
+    problems = [f"the Canvas column {column!r} is {' and '.join(ids)}'s alike (course.toml's lms_column, or the "
+                "export's column that names each): Canvas would put one's scores over the other's. Give each its "
+                "own lms_column in course.toml" for column, ids in shared.items()]
+    return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems, shared
 
 
 def unplaced_lines(assignment_id, found, limit=8):
@@ -118,8 +119,11 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
                      [line for a in unresolved for line in unplaced_lines(a, book.unplaced.get(a, []))]
                      + ["or give --force to write those students' cells blank (never 0)"])
     done = CourseGradebook(book)
-    columns, done.problems = canvas_columns(course, book, seen)
+    columns, done.problems, shared = canvas_columns(course, book, seen)
     graded = {a.id for a in book.graded()}
+    clashes = [p for p, ids in zip(done.problems, shared.values()) if graded & set(ids)]
+    if clashes:             # said as it is, not as "has no column": both assignments have the one column
+        raise _error(clashes[0], clashes[1:])
     refusals, warnings = check_canvas_columns(course, {a: columns.get(a) for a in graded}, seen, points,
                                               {a.id: a.max_score for a in book.assignments})
     if refusals:
