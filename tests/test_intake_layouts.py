@@ -365,7 +365,18 @@ def test_a_moodle_worksheet_gives_the_times_and_the_zip_never_does(tmp_path):
     assert (rows["moodle:501"]["late"], rows["moodle:501"]["handed_in_at"]) == ("no", "2026-03-01T23:00:00")
     assert rows["moodle:504"]["late"] == "yes" and "late by 9.5 h" in rows["moodle:504"]["late_note"]
     assert (rows["moodle:503"]["late"], rows["moodle:503"]["handed_in_at"]) == ("", "")   # no time: not judged
-    assert "names no time for 1 hand-in(s): Ann Lee" in output
+    assert "names no time for 1 hand-in(s)" in output and "unknown: Ann Lee" in output
+    # What the times file leaves out is a warning, said even with --quiet (the trial: a note -q hid), naming
+    # people as the roster or the LMS names them, not by the download's file keys.
+    with open(worksheet, "a", encoding="utf-8") as handle:
+        handle.write("Participant 509,Zed Nobody,zed@example.edu,Submitted for grading,,5.00,Yes,"
+                     "\"Sunday, 1 March 2026, 10:00 PM\",-,\n")
+    quiet = CliRunner().invoke(main, ["-q", "--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
+                                      str(tmp_path / "quiet"), "--times", str(worksheet), str(archive)])
+    assert quiet.exit_code == 0, quiet.output
+    said = " ".join(quiet.output.split())
+    assert "warning: the times file names no time for 1 hand-in(s)" in said and "Ann Lee (moodle:503)" in said
+    assert "warning: 1 row(s) of the times file match no hand-in" in said and "Zed Nobody (moodle:509)" in said
 
 
 def test_a_course_toml_deadline_and_cap_apply_to_classroom_commit_times(course_copy, tmp_path):
@@ -710,3 +721,37 @@ def test_a_hand_in_with_no_notebook_says_the_same_in_moodle_s_two_layouts(tmp_pa
     assert sheet["Raj Patel"]["Grade"] == "0" and "no-notebook: no notebook was handed in, only online text" \
         in sheet["Raj Patel"]["Feedback comments"]
     assert "wrong-file-type: no notebook was handed in, only report.pdf" in sheet["Ann Lee"]["Feedback comments"]
+
+
+@pytest.mark.parametrize("where", ["grades", "grades/", "."])
+def test_out_at_the_course_s_grades_folder_is_refused_with_the_assignment_s_folder(tmp_path, where, monkeypatch):
+    # The trial: README's `grade --out grades/` put a gradebook beside course.db, a trial run nobody meant;
+    # `gradebook` then said "0 of 4 assignment(s) graded".  Refused, naming the folder the course reads.
+    course = copy_course(tmp_path / "course")
+    monkeypatch.chdir(course)
+    result = run(where, ALICE, course=course)
+    assert result.exit_code != 0 and "give --out grades/n-queens" in " ".join(result.output.split())
+    assert not (course / "grades" / "gradebook.db").exists() and not (course / "gradebook.db").exists()
+    rows, _ = grade(tmp_path / "elsewhere", ALICE, course=course)      # a trial run outside the course still works
+    assert rows["alice"]["score"] == "5"
+
+
+def test_a_sandbox_folder_a_killed_run_left_is_swept_and_a_live_one_kept(tmp_path):
+    # The trial: kill -9 left an autograder-sandbox-* folder in --out for good.  The next `grade` removes one
+    # that no live process works in (pid gone), and never one a running grader still uses.
+    out = tmp_path / "out"
+    dead, live = out / "autograder-sandbox-dead1", out / "autograder-sandbox-live1"
+    for folder in (dead, live):
+        (folder / "work").mkdir(parents=True)
+        (folder / "work" / "x.py").write_text("x = 1\n")
+        os.chmod(folder / "work", 0o500)           # a hand-in may leave a folder without write permission
+        os.utime(folder, (1_700_000_000, 1_700_000_000))
+    worker = subprocess.Popen(["sleep", "60"], cwd=live)
+    try:
+        rows, output = grade(out, ALICE)
+    finally:
+        worker.kill()
+        worker.wait()
+    assert not dead.exists() and live.exists() and rows["alice"]["score"] == "5"
+    assert "autograder-sandbox-dead1" in output and "autograder-sandbox-live1" not in output
+    os.chmod(live / "work", 0o700)

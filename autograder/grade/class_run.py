@@ -8,8 +8,11 @@ the outcome comes back as a GradeRun.
 
 import os
 import shlex
+import shutil
 import signal
+import stat
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,7 +27,7 @@ from ..roster.store import CourseRecords, RecordsError
 from ..intake import IntakeError, IntakeOptions, collect
 from ..intake.assemble import NOTE, with_notes
 from ..intake.collect import check_paths
-from ..intake.times import apply_times, read_times
+from ..intake.times import apply_times, read_times, times_notes
 from ..intake.cells import SubmissionError, read_cells
 from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
@@ -163,6 +166,7 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
                                    limit_floor=options.limit_floor, limit_factor=options.limit_factor)
     jobs = options.jobs or len(os.sched_getaffinity(0))
     check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
+    _not_a_parent_of_the_course_s_folder(course, assignment.id, out)
     records = read_times(Path(options.times)) if options.times else None
     _check_writable(out, course)
     intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
@@ -171,14 +175,17 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     times = records
     records = CourseRecords.if_any(course) if options.roster else None
     if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
-        _apply_times(intake, times, records)
+        untimed, stray = _apply_times(intake, times, records)
     rekeyed = _match_roster(records, intake, assignment.id)
+    if times is not None:     # said with the names the roster gives
+        intake.notes += times_notes(untimed, stray)
     # A trial run, `make demo`: the roster is read, nothing of the course's is written; GradeRun says so when
     # the course keeps grades or records that a person might think this run changes.
     elsewhere = None if course.is_grades_dir(assignment.id, out) else course.grades_dir(assignment.id)
     if elsewhere is not None and not ((elsewhere / "gradebook.db").is_file()
                                       or (course.grades_root / "course.db").is_file()):
         elsewhere = None
+    intake.notes += _sweep_stale_sandboxes(out)
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
@@ -258,7 +265,7 @@ def _apply_times(intake, times, records):
                 return records.find(value).key
             except RecordsError:
                 return None
-    intake.notes += apply_times(intake.handins, times, find)
+    return apply_times(intake.handins, times, find)
 
 
 def _keep_code(gradebook, handins):
@@ -355,6 +362,100 @@ def _wrong_assignment(assignment, handins):
     return (f"every hand-in is another assignment's (their metadata say {guess!r}), not {assignment.id!r}: "
             f"did you mean --assignment {guess}?" if guess else
             f"every hand-in is another assignment's, not {assignment.id!r}")
+
+
+def _not_a_parent_of_the_course_s_folder(course, assignment_id, out):
+    """`--out grades/` (or the course folder) would put a gradebook beside course.db, which the course never
+    reads for an assignment: a trial run nobody meant.  Refused, with the folder the course keeps it in."""
+    own = course.grades_dir(assignment_id).resolve()
+    where = out.resolve()
+    inside = (where == course.root.resolve() or course.root.resolve() in where.parents)   # a folder elsewhere is a trial
+    if inside and where != own and where in own.parents:
+        raise IntakeError(f"--out {out} holds the course's records, not {assignment_id}'s grades: give --out "
+                          f"{_shown(own, course)}, the folder the course keeps them in (`gradebook`, `extend` and "
+                          "`release` read it); a trial run goes anywhere outside the course's grades folder")
+
+
+def _shown(folder, course):
+    try:
+        return folder.relative_to(Path.cwd())
+    except ValueError:
+        return folder
+
+
+SANDBOX_PREFIX = "autograder-sandbox-"      # engine/sandbox.py's folder in --out, one per run
+
+
+def _sweep_stale_sandboxes(out, min_age=60):
+    """Remove the sandbox folders that runs killed outright (kill -9, a power cut) left in `out`: only those this
+    user owns, older than `min_age` seconds, that no live process works in.  A live sandbox's every process has
+    AUTOGRADER_SANDBOX=<its folder> in its environment and works inside it (engine/sandbox.py); /proc shows both
+    for this user's processes (and for every process, as root).  Returns notes for people."""
+    stale = [p for p in _entries(out) if p.name.startswith(SANDBOX_PREFIX) and _ours_and_old(p, min_age)]
+    if not stale or not os.path.isdir("/proc"):
+        return []
+    live = _live_sandbox_folders()
+    removed, kept = [], []
+    for folder in stale:
+        mine = str(folder.resolve())
+        if any(path == mine or path.startswith(mine + os.sep) for path in live):
+            continue
+        shutil.rmtree(folder, onerror=_writable_then_again)
+        (kept if folder.exists() else removed).append(folder.name)
+    notes = [f"removed {len(removed)} sandbox folder(s) a run that was killed left in {out}: {', '.join(removed)}"] \
+        if removed else []
+    if kept:
+        notes.append(f"warning: could not remove {', '.join(kept)} in {out} (left by a run that was killed): "
+                     "remove it as its owner, or as root")
+    return notes
+
+
+def _entries(folder):
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
+
+
+def _ours_and_old(path, min_age):
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and time.time() - info.st_mtime > min_age
+
+
+def _live_sandbox_folders():
+    """Paths live processes name: the sandbox of their environment, and the folder they work in."""
+    live = set()
+    for pid in filter(str.isdigit, _names("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                for item in handle.read().split(b"\0"):
+                    if item.startswith(b"AUTOGRADER_SANDBOX="):
+                        live.add(item.split(b"=", 1)[1].decode("utf-8", "replace"))
+            live.add(os.readlink(f"/proc/{pid}/cwd"))
+        except OSError:
+            continue          # gone, or another user's (whose sandbox is not this user's folder)
+    return live
+
+
+def _names(folder):
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _writable_then_again(function, path, _):
+    """A hand-in may leave a folder without write permission: give it back (the folder is ours), then retry."""
+    try:
+        os.chmod(os.path.dirname(path), 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o700)
+        function(path)
+    except OSError:
+        pass
 
 
 def _check_writable(out, course=None):
