@@ -280,3 +280,18 @@ def test_two_d2l_students_of_one_name_keep_two_rows_until_placed(course_copy, tm
     summary = json.loads(cli(course, "gradebook", "--to", str(tmp_path / "book"), "--json").stdout)
     assert {r["student"]: r["scores"]["n-queens"] for r in summary["rows"]} == {
         "d2l:jdoe": 5, "d2l:cpark1": 3, "d2l:cpark2": 4.3}
+
+
+def test_not_yet_is_blank_in_grades_csv_as_in_every_lms_file(course_copy, tmp_path):
+    # The trial (finding 18): docs/semester.md says a `not-yet` student (no hand-in, deadline to come) is blank in
+    # every file, but grades.csv wrote 0 for them.
+    course = course_copy
+    out = canvas_course(course, tmp_path)
+    from test_semester import PAST
+    (course / "course.toml").write_text((course / "course.toml").read_text().replace(
+        f'deadline = "{PAST}"', 'deadline = "2099-12-01T23:59:00-05:00"'))
+    grade(course, out, zip_of(tmp_path / "nq.zip", {"smithalice_1001_9001_n-queens.ipynb": "alice"}))
+    found = rows(out)
+    assert found["canvas:1001"]["score"] == "5"
+    waiting = [row for key, row in found.items() if key != "canvas:1001" and row["on_roster"] == "yes"]
+    assert waiting and all((row["status"], row["score"]) == ("not-yet", "") for row in waiting)
