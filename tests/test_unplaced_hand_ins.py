@@ -295,3 +295,27 @@ def test_not_yet_is_blank_in_grades_csv_as_in_every_lms_file(course_copy, tmp_pa
     assert found["canvas:1001"]["score"] == "5"
     waiting = [row for key, row in found.items() if key != "canvas:1001" and row["on_roster"] == "yes"]
     assert waiting and all((row["status"], row["score"]) == ("not-yet", "") for row in waiting)
+
+
+def test_clones_a_classroom_50_roster_matched_raise_no_warning_to_import_it(course_copy, tmp_path):
+    # The trial: with a Classroom 50 roster imported and both clones matched, grade still warned that they were
+    # "keyed by its whole repository name ... import the Classroom roster".
+    course = course_copy
+    (tmp_path / "c50.csv").write_text("username,first_name,last_name,email,section,github_id\n"
+                                      "alice,Alice,Smith,alice@uni.example,A,101\n"
+                                      "bob,Bob,Jones,bob@uni.example,A,102\n")
+    cli(course, "roster", "import", str(tmp_path / "c50.csv"))
+    repos = tmp_path / "repos"
+    for user, example in (("alice", "alice"), ("bob", "dave")):
+        clone = repos / f"cs-principles-n-queens-{user}"
+        clone.mkdir(parents=True)
+        shutil.copy(SUBMISSIONS / f"{example}.ipynb", clone / "n-queens.ipynb")
+        subprocess.run(["git", "init", "-q", str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "-c", "user.name=s", "-c", "user.email=s@x", "add", "."], check=True)
+        subprocess.run(["git", "-C", str(clone), "-c", "user.name=s", "-c", "user.email=s@x", "commit", "-qm", "x"],
+                       check=True)
+    out = course / "grades" / "n-queens"
+    done = grade(course, out, repos)
+    assert "import the Classroom roster" not in done.stdout + done.stderr
+    found = rows(out)
+    assert (found["alice"]["score"], found["bob"]["score"]) == ("5", "2.9")
