@@ -319,3 +319,21 @@ def test_clones_a_classroom_50_roster_matched_raise_no_warning_to_import_it(cour
     assert "import the Classroom roster" not in done.stdout + done.stderr
     found = rows(out)
     assert (found["alice"]["score"], found["bob"]["score"]) == ("5", "2.9")
+
+
+def test_release_refuses_an_lms_column_course_toml_gives_another_assignment(course_copy, tmp_path):
+    # The trial (finding 9): `release --lms-column 'Uninformed Search (502)'` wrote n-queens' scores under
+    # the column course.toml gives uninformed-search, exit 0, no warning.
+    course = course_copy
+    out = canvas_course(course, tmp_path)
+    (course / "course.toml").write_text((course / "course.toml").read_text().replace(
+        "[assignment.bitwise-queens]\n", '[assignment.bitwise-queens]\nlms_column = "Bitwise Queens (502)"\n', 1))
+    grade(course, out, zip_of(tmp_path / "nq.zip", {f"student{n}_{1001 + n}_{9001 + n}_n-queens.ipynb": "alice"
+                                                     for n in range(5)}))
+    refused = cli(course, "release", "--out", str(out), "--to", str(tmp_path / "release"), "--lms-column",
+                  "Bitwise Queens (502)", check=False)
+    assert refused.returncode != 0 and not (tmp_path / "release" / "canvas_grades.csv").exists()
+    assert "bitwise-queens's grade column in course.toml" in " ".join(refused.stderr.split())
+    done = cli(course, "release", "--out", str(out), "--to", str(tmp_path / "release"), "--lms-column",
+               "N-Queens (501)")
+    assert "N-Queens (501)" in (tmp_path / "release" / "canvas_grades.csv").read_text().splitlines()[0], done.stdout
