@@ -755,3 +755,31 @@ def test_a_sandbox_folder_a_killed_run_left_is_swept_and_a_live_one_kept(tmp_pat
     assert not dead.exists() and live.exists() and rows["alice"]["score"] == "5"
     assert "autograder-sandbox-dead1" in output and "autograder-sandbox-live1" not in output
     os.chmod(live / "work", 0o700)
+
+
+def test_canvas_names_by_content_zipper_s_grammar_late_in_a_name_and_digits_only_names(tmp_path):
+    # The trial (finding 11): Canvas writes its mark as `LATE`; a lower-case `late` is the name's (user "Jo_Late",
+    # a student named Late), and a name of digits only (`2024`) is a name, not the user id.
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "jo_late_1014_9014_n-queens.ipynb")
+        add(bundle, ALICE, "late_1013_9013_n-queens.ipynb")
+        add(bundle, ALICE, "2024_1009_9009_n-queens.ipynb")
+        add(bundle, ALICE, "kingcarol_LATE_1003_9003_n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", archive, extra=("--late-policy", "per-day", "--late-penalty", "0.5"))
+    assert set(rows) == {"canvas:1014", "canvas:1013", "canvas:1009", "canvas:1003"}
+    assert [rows[k]["late"] for k in ("canvas:1014", "canvas:1013", "canvas:1009")] == ["no", "no", "no"]
+    assert (rows["canvas:1003"]["late"], rows["canvas:1003"]["score"]) == ("yes", "4.5")
+
+
+def test_a_second_canvas_upload_of_the_same_name_is_named_like_the_assignment(tmp_path):
+    # The trial (finding 6): one submission of n-queens.ipynb (bob's, 0) and n-queens-1.ipynb (Canvas's name for
+    # a file uploaded again under that name, 5/5) scored 0: the -1 file was not "named like the assignment".
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, BOB, "smithalice_1001_9001_n-queens.ipynb")
+        add(bundle, ALICE, "smithalice_1001_9002_n-queens-1.ipynb")
+        add(bundle, BOB, "jonesbob_1002_9003_n-queens.ipynb")
+        add(bundle, ALICE, "jonesbob_1002_9004_n-queens (1).ipynb")
+    rows, _ = grade(tmp_path / "out", archive)
+    assert (rows["canvas:1001"]["score"], rows["canvas:1002"]["score"]) == ("5", "5")
