@@ -192,3 +192,16 @@ def test_a_comma_decimal_canvas_export_gives_its_points_possible(tmp_path):
     (tmp_path / "dot.csv").write_text(text.getvalue().replace(";", ",").replace('"', "").replace("5,00", "5.00")
                                       .replace("10,00", "10.00").replace("1.000,00", "\"1,000.00\""))
     assert read_roster(tmp_path / "dot.csv").points_possible == found.points_possible
+
+
+def test_gradescope_s_email_column_never_holds_a_key():
+    # The trial (finding 16): a missing student's row had `email:tstudent@uni.example`, the key, as Email.
+    from types import SimpleNamespace
+    from autograder.release.lms import gradescope_csv
+    absent = [SimpleNamespace(student="email:tstudent@uni.example", name="Terry Student", status="missing",
+                              score=0.0, max_score=5.0),
+              SimpleNamespace(student="moodle:501", name="Jane Doe", status="missing", score=0.0, max_score=5.0)]
+    table = rows(gradescope_csv([], absent))
+    assert [row[2] for row in table[1:]] == ["", ""] and not any("email:" in cell for row in table for cell in row)
+    people = {"moodle:501": SimpleNamespace(email="jane@uni.example")}
+    assert rows(gradescope_csv([], absent[1:], people))[1][2] == "jane@uni.example"
