@@ -337,3 +337,21 @@ def test_release_refuses_an_lms_column_course_toml_gives_another_assignment(cour
     done = cli(course, "release", "--out", str(out), "--to", str(tmp_path / "release"), "--lms-column",
                "N-Queens (501)")
     assert "N-Queens (501)" in (tmp_path / "release" / "canvas_grades.csv").read_text().splitlines()[0], done.stdout
+
+
+def test_release_and_gradebook_list_the_same_students(course_copy, tmp_path):
+    # The trial (finding 15): release wrote the unmatched anon_ rows and left out the not-yet students, while
+    # gradebook listed exactly the roster.  Both list the roster's students (the Test Student aside), no one else.
+    course = course_copy
+    out = canvas_course(course, tmp_path)
+    from test_semester import PAST
+    (course / "course.toml").write_text((course / "course.toml").read_text().replace(
+        f'deadline = "{PAST}"', 'deadline = "2099-12-01T23:59:00-05:00"'))
+    grade(course, out, zip_of(tmp_path / "nq.zip", {"smithalice_1001_9001_n-queens.ipynb": "alice",
+                                                    "anon_x7Yq2_9301_n-queens.ipynb": "dave"}))
+    cli(course, "release", "--out", str(out), "--to", str(tmp_path / "release"))
+    cli(course, "gradebook", "--to", str(tmp_path / "book"))
+    released = {row["ID"] for row in table(tmp_path / "release" / "canvas_grades.csv")}
+    imported = {row["ID"] for row in table(tmp_path / "book" / "lms" / "canvas_import.csv")
+                if "Points Possible" not in row["Student"]}
+    assert released == imported == {key.split(":")[1] for key in CANVAS_KEYS}
