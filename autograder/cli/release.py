@@ -72,31 +72,36 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     if kind == "lms":
         result = release_lms(assignment, pages, target, column, absent, course.lms,
                              [(name, key) for name, key in waiting], tests, people)
-        if result.test_accounts:
-            click.echo(f"left out of every file (the LMS's test account): {names(result.test_accounts)}")
-        ungradable = [f"{p.who} ({p.submission.status})" for p in pages.pages if p.submission.status in UNGRADABLE]
-        if ungradable:
-            click.echo(f"0 points, as what they handed in holds no notebook that could be graded (their feedback "
-                       f"says what it was; look at it in the LMS): {names(ungradable)}")
-        if result.off_roster:
-            click.echo(f"warning: their feedback is released, but no grade file has them, as they match nobody on "
-                       f"the roster: {names(result.off_roster)}", err=True)
-        unresolved = [a for a in absent if a.status == "unresolved" and a.student not in tests]
-        if unresolved:
-            click.echo("warning: released with a blank grade, unresolved (a hand-in the roster cannot place may be "
-                       f"theirs; --force): {names([_person(a.name, a.student) for a in unresolved])}", err=True)
-        if result.no_grade_row:
-            click.echo("warning: not in moodle_grades.csv, as their hand-in did not come from a Moodle download "
-                       f"(whose names carry the participant id): {names(result.no_grade_row)}", err=True)
-        if result.blank:
-            click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
-                       err=True)
+        _say_who_needs_a_look(result, pages, absent, tests)
     else:
         if not target.is_dir():
             raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
         result = release_classroom(assignment, pages, target)
         write_manifest(out_dir, assignment, target, result)
     _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
+
+
+def _say_who_needs_a_look(result, pages, absent, tests):
+    """What an LMS release left out, blank or at 0 for want of a notebook, by name."""
+    if result.test_accounts:
+        click.echo(f"left out of every file (the LMS's test account): {names(result.test_accounts)}")
+    ungradable = [f"{p.who} ({p.submission.status})" for p in pages.pages if p.submission.status in UNGRADABLE]
+    if ungradable:
+        click.echo(f"0 points, as what they handed in holds no notebook that could be graded (their feedback "
+                   f"says what it was; look at it in the LMS): {names(ungradable)}")
+    if result.off_roster:
+        click.echo(f"warning: their feedback is released, but no grade file has them, as they match nobody on "
+                   f"the roster: {names(result.off_roster)}", err=True)
+    unresolved = [a for a in absent if a.status == "unresolved" and a.student not in tests]
+    if unresolved:
+        click.echo("warning: released with a blank grade, unresolved (a hand-in the roster cannot place may be "
+                   f"theirs; --force): {names([_person(a.name, a.student) for a in unresolved])}", err=True)
+    if result.no_grade_row:
+        click.echo("warning: not in moodle_grades.csv, as their hand-in did not come from a Moodle download "
+                   f"(whose names carry the participant id): {names(result.no_grade_row)}", err=True)
+    if result.blank:
+        click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
+                   err=True)
 
 
 def _person(name, key):
