@@ -57,30 +57,38 @@ def as_user(person, home, course, *args):
     return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, cwd=home, umask=0o022)
 
 
+def _course_of(base, instructor, gid, people, class_list):
+    """A copy of the course in `base`, the instructor's and the group's; a home for each of `people`; the roster
+    export (base/export.csv) and a Canvas download of `class_list`, readable by all."""
+    base.chmod(0o755)
+    course = copy_course(base / "course")
+    configure(course)
+    for path in [course, *course.rglob("*")]:
+        os.chown(path, pwd.getpwnam(instructor).pw_uid, gid)
+    homes = {}
+    for person in people:
+        homes[person] = base / f"home-{person}"
+        homes[person].mkdir()
+        os.chown(homes[person], pwd.getpwnam(person).pw_uid, gid)
+    (base / "export.csv").write_text(CANVAS_ROSTER)
+    download = canvas_zip(base / "nq.zip", "n-queens", class_list)
+    for path in (base / "export.csv", download):
+        path.chmod(0o644)
+    return course, homes, download
+
+
 def test_a_ta_in_the_course_group_runs_every_verb(staff, tmp_path_factory):
     group, instructor, ta, outsider = staff
     gid = grp.getgrnam(group).gr_gid
     base = Path(tempfile.mkdtemp(prefix="autograder-shared-"))
     try:
-        base.chmod(0o755)
-        course = copy_course(base / "course")
-        configure(course)
-        for path in [course, *course.rglob("*")]:
-            os.chown(path, pwd.getpwnam(instructor).pw_uid, gid)
+        course, homes, download = _course_of(base, instructor, gid, (instructor, ta, outsider),
+                                             ["alice", "bob", "carol", "dave", "erin"])
         # The setup docs/semester.md gives: the grades folder the group's, setgid, no one else's.
         grades = course / "grades"
         grades.mkdir()
         os.chown(grades, pwd.getpwnam(instructor).pw_uid, gid)
         grades.chmod(0o2770)
-        homes = {}
-        for person in (instructor, ta, outsider):
-            homes[person] = base / f"home-{person}"
-            homes[person].mkdir()
-            os.chown(homes[person], pwd.getpwnam(person).pw_uid, gid)
-        (base / "export.csv").write_text(CANVAS_ROSTER)
-        download = canvas_zip(base / "nq.zip", "n-queens", ["alice", "bob", "carol", "dave", "erin"])
-        for path in (base / "export.csv", download):
-            path.chmod(0o644)
 
         def ok(person, *args):
             done = as_user(person, homes[person], course, *args)
@@ -122,20 +130,7 @@ def test_a_course_shared_after_it_has_grades_is_repaired_by_its_owner_and_refuse
     gid = grp.getgrnam(group).gr_gid
     base = Path(tempfile.mkdtemp(prefix="autograder-shared-"))
     try:
-        base.chmod(0o755)
-        course = copy_course(base / "course")
-        configure(course)
-        for path in [course, *course.rglob("*")]:
-            os.chown(path, pwd.getpwnam(instructor).pw_uid, gid)
-        homes = {}
-        for person in (instructor, ta):
-            homes[person] = base / f"home-{person}"
-            homes[person].mkdir()
-            os.chown(homes[person], pwd.getpwnam(person).pw_uid, gid)
-        (base / "export.csv").write_text(CANVAS_ROSTER)
-        download = canvas_zip(base / "nq.zip", "n-queens", ["alice", "bob", "carol"])
-        for path in (base / "export.csv", download):
-            path.chmod(0o644)
+        course, homes, download = _course_of(base, instructor, gid, (instructor, ta), ["alice", "bob", "carol"])
         out = course / "grades" / "n-queens"
 
         def run(person, *args):
