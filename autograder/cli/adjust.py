@@ -3,6 +3,7 @@
 import click
 
 from ..core.assignment import load_assignment
+from ..core.numbers import shown
 from ..grade.refresh import changing, current_score, not_graded_here, refresh
 from ..roster.store import CourseRecords, RecordsError
 from .numbers import POINTS_CHANGE, SCORE
@@ -72,7 +73,7 @@ def _adjust(course, records, assignment_id, who, points, score, reason, allow_ov
         after = points if points > assignment.max_score or points < -assignment.max_score else None
     if after is not None and not allow_over and not 0 <= after <= assignment.max_score:
         where = "above the maximum" if after > assignment.max_score else "below 0"
-        raise RecordsError(f"{student.who} would get {after:g} / {assignment.max_score:g} in {assignment.id}, "
+        raise RecordsError(f"{student.who} would get {shown(after)} / {assignment.max_score:g} in {assignment.id}, "
                            f"{where}: nothing changed. Give --allow-over if that is meant")
     adjustment = records.adjust(assignment.id, student.key, reason, points=points, score=score, score_before=before)
     return adjustment, (f"adjustment #{adjustment.id}: {student.who}, {assignment.id}: {adjustment.describe()}"

@@ -121,11 +121,7 @@ def _print_summary(run):
     if run.retimed:
         notes.append(f"{run.retimed} hand-in(s) graded earlier took their time from --times (no regrade needed)")
     click.echo("; ".join(notes))
-    if run.not_graded:
-        waiting = names([_person(student, name) for student, name, _ in run.not_graded])
-        click.echo(f"warning: {len(run.not_graded)} hand-in(s) that an earlier, stopped run set out to grade are "
-                   f"still not graded (this run did not grade them): {waiting}; give their files to `grade` again "
-                   "(release and gradebook refuse until then)", err=True)
+    _warn_of_rows_to_look_at(run)
     say(_lateness_summary(run.rules, run.late, run.unknown_lateness))
     if run.other_assignments:
         click.echo(f"note: {run.gradebook_path} also holds {', '.join(run.other_assignments)}; grades.csv has "
@@ -137,6 +133,20 @@ def _print_summary(run):
                    "course are not affected by this run")
     if run.wrong_assignment:
         click.echo(f"warning: {run.wrong_assignment}")
+
+
+def _warn_of_rows_to_look_at(run):
+    """Said even with --quiet: hand-ins still waiting, and students whose counted hand-in no time chose."""
+    if run.not_graded:
+        waiting = names([_person(student, name) for student, name, _ in run.not_graded])
+        click.echo(f"warning: {len(run.not_graded)} hand-in(s) that an earlier, stopped run set out to grade are "
+                   f"still not graded (this run did not grade them): {waiting}; give their files to `grade` again "
+                   "(release and gradebook refuse until then)", err=True)
+    unknown = [_person(r.student, r.name) for r in run.rows if (r.message or "").startswith("order unknown")]
+    if unknown:
+        click.echo(f"warning: {len(unknown)} student(s) with hand-ins from several downloads that no LMS time or "
+                   "order puts in order: the one given to `grade` later counts, never the better one (each row "
+                   f"says so): {names(unknown)}", err=True)
 
 
 def _lateness_summary(rules, late, unknown):

@@ -15,9 +15,10 @@ import click
 from ..core import course_file
 from ..core.assignment import load_assignment
 from ..generate.generate import build as run_build
-from ..core.course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, check_branch, find_root, github_repository, load_course
+from ..core.course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, check_branch, find_root, github_repository, load_course, setting
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..roster.lms_files import RosterFileError, canvas_columns
+from ..core.numbers import MAX_LIMIT_SECONDS, MAX_POINTS
 
 
 def _pairs(values, option, assignment_ids):
@@ -57,12 +58,7 @@ def _course_root(course_root):
 
 
 def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise CourseError(f"{text!r} is not a number") from None
-    if value <= 0:
-        raise CourseError("a time limit must be above 0 seconds")
+    value = setting(text, 0.01, MAX_LIMIT_SECONDS, "a time limit", " seconds")   # as `grade --timeout` takes it
     return int(value) if value.is_integer() else value
 
 
@@ -98,7 +94,7 @@ def init_command(course_root, name, repository, branch, lms, canvas_gradebook, d
     document = course_file.read_document(path)
     answers = _Answers(ask=not no_input)
     course = _course_settings(answers, document, root, name, repository, branch, lms)
-    points = float(course.get("points_per_assignment", 5))
+    points = setting(course.get("points_per_assignment", 5), 0.01, MAX_POINTS, "course.toml: points_per_assignment")
     shell = Course(root=root, name=course["name"], repository=course["repository"], branch=course["branch"],
                    points_per_assignment=points, assignments=document.get("assignment", {}))
     assignment_ids = shell.assignment_ids()     # course order: the prompts follow the semester

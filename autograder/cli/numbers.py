@@ -2,14 +2,13 @@
 
 click's FloatRange lets `nan` and `inf` through (every comparison with NaN is false, and infinity is a float):
 `adjust --points nan` stored NULL and broke every later `gradebook`, `--score 1e400` overflowed `release`.
-Each option that takes a number uses Finite, which refuses both with a one-line usage error.
+Each option that takes a number uses Finite, which refuses both with a one-line usage error, and reads only
+plain ASCII decimal notation (core/numbers.py): `1_0` and a full-width `５` are not numbers a person typed.
 """
-
-import math
 
 import click
 
-from ..roster.store import MAX_EXTRA_SECONDS, MAX_POINTS
+from ..core.numbers import MAX_EXTRA_SECONDS, MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, checked
 
 
 class Finite(click.ParamType):
@@ -21,18 +20,12 @@ class Finite(click.ParamType):
         self.low, self.high, self.unit = low, high, unit
 
     def convert(self, value, param, ctx):
-        if isinstance(value, float) and math.isfinite(value):
-            number = value
-        else:
-            try:
-                number = float(str(value).strip())
-            except ValueError:
-                self.fail(f"{value!r} is not a number", param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
-            self.fail(f"{number:g} is not between {self.low:g} and {self.high:g}{self.unit}", param, ctx)
-        return number
+        low = -float("inf") if self.low is None else self.low
+        high = float("inf") if self.high is None else self.high
+        try:
+            return checked(value, low, high, self.unit)
+        except NumberError as error:
+            self.fail(str(error), param, ctx)
 
     def get_metavar(self, param, ctx=None):
         return "NUMBER"
@@ -43,5 +36,5 @@ SCORE = Finite(0, MAX_POINTS, " points")
 POINTS = Finite(0, MAX_POINTS, " points")
 DAYS = Finite(0, MAX_EXTRA_SECONDS / 86400, " days")
 HOURS = Finite(0, MAX_EXTRA_SECONDS / 3600, " hours")
-SECONDS = Finite(0.01, 7 * 86400, " seconds")
+SECONDS = Finite(0.01, MAX_LIMIT_SECONDS, " seconds")
 FACTOR = Finite(1, 1e6)

@@ -7,7 +7,7 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.course import load_course
-from ..core.sharing import keep_private
+from ..core.sharing import keep_private, repair_shared_tree
 from ..gradebook.read import choose_assignment
 
 ASSIGNMENT = click.option("--assignment", "assignment_id", default=None,
@@ -23,6 +23,7 @@ def grading_course(course_root):
     context = click.get_current_context(silent=True)
     if context is not None:      # run in-process (a test, a script): the caller's umask comes back after
         context.call_on_close(lambda: os.umask(previous))
+    repair_shared_tree(course)   # a course shared after it had grades: its old folders are not setgid
     return course
 
 

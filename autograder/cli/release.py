@@ -10,7 +10,9 @@ from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook import lock
-from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending
+from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending, load_unplaced
+from ..gradebook.store import UNGRADABLE, set_aside
+from ..publish.course.write import unplaced_lines
 from ..publish.classroom import release_classroom, write_manifest
 from ..publish.canvas_checks import check_canvas_columns
 from ..roster.store import CourseRecords, unusable
@@ -36,8 +38,8 @@ from .options import ASSIGNMENT, graded_assignment
               help="Release what students may see instead (assignments/, public_rubric.xlsx, README.md), "
                    "after a leak check.")
 @click.option("--force", is_flag=True,
-              help="Release although some hand-ins are not graded yet (a run was stopped): those students get a "
-                   "blank grade, never 0, and no feedback.")
+              help="Release although some hand-ins are not graded yet (a run was stopped), or the roster cannot "
+                   "place some: the students whose grade that leaves unknown get a blank grade, never 0.")
 @click.pass_obj
 def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, force):
     """Release feedback and grades (LMS files or Classroom branches), or the student bundle."""
@@ -59,23 +61,18 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
 
 def _release(course, assignment, out_dir, target, kind, lms_column, force):
     """(the kind released, its result, the pages) of one assignment's release, to the LMS or to clones."""
-    waiting = _not_graded_yet(out_dir, assignment, force)
+    roster, column = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id), lms_column)
+    tests = {key for key, student in roster.items() if student.test_student}
+    waiting = _not_graded_yet(out_dir, assignment, force, tests)
+    absent = load_absent(out_dir, assignment.id)
+    _unresolved(out_dir, assignment, absent, _set_aside(course, assignment), force)
     pages = build_pages(course, assignment, out_dir)
     waiting_keys = {row.student for row in waiting}
     pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
-    roster, column = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id))
     kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
-        result = release_lms(assignment, pages, target, column, load_absent(out_dir, assignment.id), course.lms,
-                             waiting, roster)
-        if result.test_accounts:
-            click.echo(f"left out of every file (the LMS's test account): {names(result.test_accounts)}")
-        if result.no_grade_row:
-            click.echo("warning: not in moodle_grades.csv, as their hand-in did not come from a Moodle download "
-                       f"(whose names carry the participant id): {names(result.no_grade_row)}", err=True)
-        if result.blank:
-            click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
-                       err=True)
+        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster)
+        _say_who_needs_a_look(result, pages, absent, tests)
         return kind, result, pages
     if not target.is_dir():
         raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
@@ -84,9 +81,60 @@ def _release(course, assignment, out_dir, target, kind, lms_column, force):
     return kind, result, pages
 
 
-def _not_graded_yet(out_dir, assignment, force):
-    """[PendingRow] of hand-ins not graded yet; refused (nothing released) unless `force`."""
-    waiting = load_pending(out_dir, assignment.id)
+def _say_who_needs_a_look(result, pages, absent, tests):
+    """What an LMS release left out, blank or at 0 for want of a notebook, by name."""
+    if result.test_accounts:
+        click.echo(f"left out of every file (the LMS's test account): {names(result.test_accounts)}")
+    ungradable = [f"{p.who} ({p.submission.status})" for p in pages.pages if p.submission.status in UNGRADABLE]
+    if ungradable:
+        click.echo(f"0 points, as what they handed in holds no notebook that could be graded (their feedback "
+                   f"says what it was; look at it in the LMS): {names(ungradable)}")
+    if result.off_roster:
+        click.echo(f"warning: their feedback is released, but no grade file has them, as they match nobody on "
+                   f"the roster: {names(result.off_roster)}", err=True)
+    unresolved = [a for a in absent if a.status == "unresolved" and a.student not in tests]
+    if unresolved:
+        click.echo("warning: released with a blank grade, unresolved (a hand-in the roster cannot place may be "
+                   f"theirs; --force): {names([_person(a.name, a.student) for a in unresolved])}", err=True)
+    if result.no_grade_row:
+        click.echo("warning: not in moodle_grades.csv, as their hand-in did not come from a Moodle download "
+                   f"(whose names carry the participant id): {names(result.no_grade_row)}", err=True)
+    if result.blank:
+        click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
+                   err=True)
+
+
+def _person(name, key):
+    return key if not name or name == key else f"{name} ({key})"
+
+
+def _set_aside(course, assignment):
+    """What the teaching team placed as nobody's on the roster (`roster place`), from the course's records."""
+    records = CourseRecords.if_any(course)
+    if records is None:
+        return set_aside(None, assignment.id)
+    with records:
+        return set_aside(records, assignment.id)
+
+
+def _unresolved(out_dir, assignment, absent, aside, force):
+    """Refused (nothing released) while a roster student's grade waits for a hand-in to be placed, unless
+    `force`: whether they handed in is not known, so neither 0 nor any other number is theirs."""
+    unresolved = [a for a in absent if a.status == "unresolved"]
+    if not unresolved or force:
+        return
+    error = FeedbackError(f"{len(unresolved)} roster student(s) of {assignment.id} have no hand-in under their name, "
+                          "but the roster cannot place some hand-ins, which may be theirs, so nothing is released: "
+                          + names([_person(a.name, a.student) for a in unresolved]))
+    error.details = (*unplaced_lines(assignment.id, load_unplaced(out_dir, assignment.id, aside)),
+                     "or give --force to release those students with a blank grade (never 0)")
+    raise error
+
+
+def _not_graded_yet(out_dir, assignment, force, tests=()):
+    """[PendingRow] of hand-ins not graded yet (the LMS's test account aside: it is in no file); refused
+    (nothing released) unless `force`."""
+    waiting = [row for row in load_pending(out_dir, assignment.id) if row.student not in tests]
     if waiting and not force:
         people = [row.name if row.name == row.student else f"{row.name} ({row.student})" for row in waiting]
         error = FeedbackError(f"{len(waiting)} hand-in(s) of {assignment.id} not graded yet, so nothing is "
@@ -98,10 +146,12 @@ def _not_graded_yet(out_dir, assignment, force):
     return waiting
 
 
-def _canvas_checks(course, assignment, column):
+def _canvas_checks(course, assignment, column, given=None):
     """({key: roster Student}, the grade column) from the course's records (the roster gives each LMS file its
     ids and flags the LMS's test accounts); a Canvas column that is not in the Canvas export, which Canvas's
-    importer would make a new assignment of, is refused."""
+    importer would make a new assignment of, is refused, and so is one course.toml gives another assignment
+    (`given`: --lms-column, checked even with no export imported)."""
+    _not_anothers(course, assignment, given)
     records = CourseRecords.if_any(course)
     if records is None:
         return {}, column
@@ -122,6 +172,20 @@ def _canvas_checks(course, assignment, column):
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
     return roster, column
+
+
+def _not_anothers(course, assignment, column):
+    """--lms-column naming another assignment's column in course.toml: this assignment's scores would overwrite
+    that assignment's grades in the LMS."""
+    if not column:
+        return
+    owners = [a for a in course.assignment_ids() if a != assignment.id and course.lms_column(a) == column]
+    if owners:
+        raise FeedbackError(f"--lms-column {column!r} is {' and '.join(owners)}'s grade column in course.toml, not "
+                            f"{assignment.id}'s: its scores would replace {owners[0]}'s in the LMS. Give "
+                            f"{assignment.id}'s own column" + (f" ({course.lms_column(assignment.id)!r})"
+                                                               if course.lms_column(assignment.id) else "")
+                            + ", or leave --lms-column out")
 
 
 def _say_what_changed(kind, result, who):

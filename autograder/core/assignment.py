@@ -24,6 +24,7 @@ from . import limits
 from .. import runtime
 from .calls import Call, CallError, parse_call
 from .errors import AutograderError
+from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, checked
 
 
 class AssignmentError(AutograderError):
@@ -161,14 +162,16 @@ def load_assignment(course, assignment_id):
         title=data.get("title", assignment_id),
         notebook=data.get("notebook", f"{assignment_id}.ipynb"),
         cases=cases,
-        # An assignment's own limits win; course.toml's [limits] are the defaults.
-        case_timeout=float(data.get("case_timeout", course.limits["case_timeout"])),
-        cell_timeout=float(data.get("cell_timeout", course.limits["cell_timeout"])),
-        budget=float(data.get("submission_timeout", course.limits["submission_timeout"])),
+        # An assignment's own limits win; course.toml's [limits] are the defaults.  Each is checked as the
+        # `grade` option that overrides it is (core/numbers.py).
+        case_timeout=_seconds(data.get("case_timeout", course.limits["case_timeout"]), path, "case_timeout"),
+        cell_timeout=_seconds(data.get("cell_timeout", course.limits["cell_timeout"]), path, "cell_timeout"),
+        budget=_seconds(data.get("submission_timeout", course.limits["submission_timeout"]), path,
+                        "submission_timeout"),
         cases_path=path,
         timing_path=folder / "timing.json",
-        limit_floor=float(data.get("limit_floor", limits.DEFAULT_FLOOR)),
-        limit_factor=float(data.get("limit_factor", limits.DEFAULT_FACTOR)),
+        limit_floor=_seconds(data.get("limit_floor", limits.DEFAULT_FLOOR), path, "limit_floor"),
+        limit_factor=_number(data.get("limit_factor", limits.DEFAULT_FACTOR), 1, 1e6, f"{path}: limit_factor"),
         solution_path=course.root / "solutions" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         student_path=course.root / "assignments" / assignment_id / data.get("notebook", f"{assignment_id}.ipynb"),
         expected_path=folder / "expected.json",
@@ -176,6 +179,17 @@ def load_assignment(course, assignment_id):
     )
     _validate(assignment, course)
     return assignment
+
+
+def _number(value, low, high, where, unit=""):
+    try:
+        return checked(value, low, high, unit)
+    except NumberError as error:
+        raise AssignmentError(f"{where}: {error}") from None
+
+
+def _seconds(value, path, key):
+    return _number(value, 0.01, MAX_LIMIT_SECONDS, f"{path}: {key}", " seconds")
 
 
 def _uses(raw, path):
@@ -190,7 +204,7 @@ def _case(raw, path, number):
     where = f"{path}, case {number}"
     try:
         call = parse_call(raw["call"])
-        points = float(raw["points"])
+        points = _number(raw["points"], 0, MAX_POINTS, f"{where}: points", " points")
     except KeyError as error:
         raise AssignmentError(f"{where}: missing {error.args[0]!r}") from None
     except CallError as error:
@@ -216,7 +230,7 @@ def _case(raw, path, number):
         name=raw.get("name") or (f"hidden: {description}" if hidden else call.text),
         call=call, points=points, hidden=hidden, description=description,
         hint=raw.get("hint", ""), compare=how, options=options,
-        timeout=raw.get("timeout"),
+        timeout=None if raw.get("timeout") is None else _seconds(raw["timeout"], path, f"case {number}: timeout"),
     )
 
 

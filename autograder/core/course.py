@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
 from .errors import AutograderError
+from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, checked
 
 # The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
 EXAMPLE_REPOSITORY = "https://github.com/ContextLab/n-queens-course"
@@ -135,14 +136,21 @@ def check_branch(text):
     return value
 
 
+def setting(value, low, high, where, unit=""):
+    """A number from a file an instructor edits (course.toml, cases.toml), checked as the command line checks
+    the same setting (core/numbers.py): finite, in range, or CourseError naming where it is."""
+    try:
+        return checked(value, low, high, unit)
+    except NumberError as error:
+        raise CourseError(f"{where}: {error}") from None
+
+
 def _limits(data, path):
     limits = dict(DEFAULT_LIMITS)
     for key, value in data.items():
         if key not in DEFAULT_LIMITS:
             raise CourseError(f"{path}: [limits] has no setting {key!r} (known: {', '.join(DEFAULT_LIMITS)})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise CourseError(f"{path}: [limits] {key} must be a number of seconds above 0, not {value!r}")
-        limits[key] = float(value)
+        limits[key] = setting(value, 0.01, MAX_LIMIT_SECONDS, f"{path}: [limits] {key}", " seconds")
     return limits
 
 
@@ -185,7 +193,8 @@ def load_course(root=None):
         raise CourseError(f"{path}: lms = {lms!r} is not one of {', '.join(LMS_CHOICES)}")
     return Course(root=root, name=name, repository=github_repository(repository),
                   branch=check_branch(data.get("branch", "main")),
-                  points_per_assignment=float(data.get("points_per_assignment", 5)), lms=lms,
+                  points_per_assignment=setting(data.get("points_per_assignment", 5), 0.01, MAX_POINTS,
+                                                f"{path}: [course] points_per_assignment", " points"), lms=lms,
                   limits=_limits(document.get("limits", {}), path),
                   assignments=_assignment_tables(document.get("assignment", {}), path),
                   grades=_folder(data.get("grades", "grades"), f"{path} [course]"))
@@ -206,8 +215,9 @@ def parse_deadline(text, zone=None):
         else:
             moment = datetime.fromisoformat(value.replace(" ", "T", 1) if "T" not in value else value)
     except ValueError:
+        where = ("in the course deadline's zone" if zone is not None else "in this machine's time zone")
         raise CourseError(f"deadline {value!r} is not a date and time: write it as ISO 8601, "
-                          "e.g. 2026-12-01T23:59:00-05:00 (or 2026-12-01 23:59 for local time)") from None
+                          f"e.g. 2026-12-01T23:59:00-05:00 (or 2026-12-01 23:59, read {where})") from None
     if moment.tzinfo is None:
         # The deadline's zone; else local time, with that date's offset (summer time included).
         moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
@@ -280,11 +290,9 @@ def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, 
         raise CourseError(f"{where}: deadline {deadline!s} needs its UTC offset, e.g. 2026-12-01T23:59:00-05:00")
     if policy not in LATE_POLICIES:
         raise CourseError(f"{where}: late_policy {policy!r} is not one of {', '.join(LATE_POLICIES)}")
-    try:
-        penalty = float(penalty)
-        cap = None if cap is None else float(cap)
-    except (TypeError, ValueError):
-        raise CourseError(f"{where}: late_penalty and late_cap must be numbers") from None
+    # Checked as `grade --late-penalty` and `--late-cap` are: `nan` would take "nan" points off, a 0.
+    penalty = setting(penalty, 0, MAX_POINTS, f"{where}: late_penalty", " points")
+    cap = None if cap is None else setting(cap, 0, MAX_POINTS, f"{where}: late_cap", " points")
     if policy == "per-day" and penalty <= 0:
         raise CourseError(f"{where}: late_policy \"per-day\" needs late_penalty, the points off per day late")
     if policy == "cap" and (cap is None or cap < 0):

@@ -14,7 +14,8 @@ import re
 import tomllib
 from datetime import date, datetime, time, timedelta
 
-from .course import DEFAULT_LIMITS, LMS_CHOICES, CourseError, check_branch, github_repository, parse_deadline
+from .course import DEFAULT_LIMITS, LMS_CHOICES, CourseError, check_branch, github_repository, parse_deadline, setting
+from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, plain_number
 
 LATE_POLICIES = ("none", "per-day", "cap")
 COURSE_KEYS = ("name", "repository", "branch", "points_per_assignment", "lms")
@@ -53,7 +54,7 @@ def check_late_policy(table, points, where):
         lowest = 0 if key == "late_cap" else 0.01      # a per-day penalty of 0 is policy none
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not lowest <= value <= points:
             raise CourseError(f"{where}: late_policy {policy!r} needs {key} = a number of points "
-                              f"from {lowest:g} to {points:g}, not {value!r}")
+                              f"from {lowest:g} to {points:g}, not {value!r}")   # NaN fails the range too
 
 
 def parse_late_policy(text, points, where):
@@ -62,8 +63,8 @@ def parse_late_policy(text, points, where):
     table = {"late_policy": policy}
     if policy in ("per-day", "cap"):
         try:
-            table["late_penalty" if policy == "per-day" else "late_cap"] = float(amount)
-        except ValueError:
+            table["late_penalty" if policy == "per-day" else "late_cap"] = plain_number(amount)
+        except NumberError:
             raise CourseError(f"{where}: {text!r}: write per-day:<points off per day> or "
                               "cap:<most points a late hand-in earns>") from None
     elif amount:
@@ -82,10 +83,11 @@ def check_document(document, where="course.toml"):
     check_branch(course.get("branch", "main"))
     if course.get("lms", "other") not in LMS_CHOICES:
         raise CourseError(f"{where}: lms {course.get('lms')!r} is not one of {', '.join(LMS_CHOICES)}")
-    points = float(course.get("points_per_assignment", 5))
+    points = setting(course.get("points_per_assignment", 5), 0.01, MAX_POINTS,
+                     f"{where}: points_per_assignment", " points")
     for key, value in document.get("limits", {}).items():
-        if key in DEFAULT_LIMITS and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-            raise CourseError(f"{where}: {key} must be a number of seconds above 0, not {value!r}")
+        if key in DEFAULT_LIMITS:
+            setting(value, 0.01, MAX_LIMIT_SECONDS, f"{where}: {key}", " seconds")
     for assignment_id, table in document.get("assignment", {}).items():
         place = f"{where}: [assignment.{assignment_id}]"
         deadline = table.get("deadline")

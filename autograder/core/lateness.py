@@ -2,7 +2,8 @@
 
 Two sources of truth, in this order:
   * the LMS's own mark (Canvas names a late file `_LATE_`; it knows each
-    student's extensions), which decides WHETHER a hand-in is late;
+    student's extensions), which decides WHETHER a hand-in is late (a LATE
+    mark gives way to a later deadline granted here; an on-time one never);
   * the deadline compared with the time it was handed in, which decides BY
     HOW MUCH (and whether, when the LMS gives no mark).
 A time without a UTC offset (a zip entry's) is read in the deadline's zone.
@@ -48,19 +49,25 @@ def assess(handed_in_at, late_mark, raw_score, rules, extended=""):
     """`extended`: why this student's deadline (rules.deadline) is not the course's, "" when it is.
 
     The LMS judged its late mark against the course's deadline, which knows nothing of an extension
-    granted here: for such a student the hand-in time decides, and the mark only when no time is known."""
+    granted here: for such a student a LATE mark gives way to the hand-in time against their own deadline
+    (the mark only stands when no time is known).  An on-time mark always stands: a deadline of the student's
+    own is never earlier than the course's, so more time never makes a hand-in the LMS took as on time late
+    (the LMS may know of an extension, or have a clock, this grader does not)."""
     deadline = rules.deadline if rules is not None else None
     seconds = None
     if deadline is not None:
         moment = _moment(handed_in_at, deadline.tzinfo)
         if moment is not None and moment.tzinfo is not None:
             seconds = (moment - deadline).total_seconds()
-    if extended and seconds is not None:
+    if late_mark is False:
+        late = False
+        source = "the LMS marked it on time"
+    elif extended and seconds is not None:
         late = seconds > 0
         source = f"own deadline: {extended}"
-    elif late_mark is not None:
-        late = late_mark
-        source = "the LMS marked it late" if late_mark else "the LMS marked it on time"
+    elif late_mark:
+        late = True
+        source = "the LMS marked it late"
         if extended:
             # Said to the student, who can do nothing about it: no command here (the instructor is told
             # by `extend` and `accommodate` at once, with what would make the deadline count).

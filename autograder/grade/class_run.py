@@ -8,8 +8,11 @@ the outcome comes back as a GradeRun.
 
 import os
 import shlex
+import shutil
 import signal
+import stat
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,9 +24,9 @@ from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import match
 from ..roster.store import CourseRecords, RecordsError
 from ..intake import IntakeError, IntakeOptions, collect
-from ..intake.assemble import with_notes
+from ..intake.assemble import NOTE, with_notes
 from ..intake.collect import check_paths
-from ..intake.times import apply_times, read_times
+from ..intake.times import apply_times, read_times, times_notes
 from ..intake.cells import SubmissionError, read_cells
 from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
@@ -156,6 +159,7 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     events = events or GradeEvents()
     out = Path(out)
     check_paths(inputs)                       # before --out exists: a mistyped path leaves nothing behind
+    _not_a_parent_of_the_course_s_folder(course, assignment.id, out)
     times = read_times(Path(options.times)) if options.times else None
     _check_writable(out, course)
     # One run at a time in a folder (a background `grade &` and a second one, or `extend` meanwhile): the
@@ -177,21 +181,26 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
                                                             exclude=(str(out),)))
     records = CourseRecords.if_any(course) if options.roster else None
     if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
-        _apply_times(intake, times, records)
-    rekeyed = _match_roster(records, intake)
+        untimed, stray = _apply_times(intake, times, records)
+    rekeyed = _match_roster(records, intake, assignment.id)
+    if times is not None:     # said with the names the roster gives
+        intake.notes += times_notes(untimed, stray)
     # A trial run, `make demo`: the roster is read, nothing of the course's is written; GradeRun says so when
     # the course keeps grades or records that a person might think this run changes.
     elsewhere = None if course.is_grades_dir(assignment.id, out) else course.grades_dir(assignment.id)
     if elsewhere is not None and not ((elsewhere / "gradebook.db").is_file()
                                       or (course.grades_root / "course.db").is_file()):
         elsewhere = None
+    intake.notes += _sweep_stale_sandboxes(out)
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
     for handin in intake.handins:
         gradebook.adopt(assignment.id, handin)       # rows of an older gradebook, keyed by name
-    for old, handin in rekeyed:
-        gradebook.rekey(assignment.id, old, handin.student, handin.name)
+    for old, handin, own in rekeyed:
+        gradebook.rekey(assignment.id, old, handin.student, handin.name, source=handin.source if own else None)
+    for handin in intake.handins:      # whether each hand-in graded before is placed, as the roster says now
+        gradebook.set_placement(assignment.id, handin)
     _same_class(gradebook, assignment.id, intake, out, options.merge, events)
     key = assignment.grader_key(settings)
     considered = intake.handins
@@ -269,7 +278,7 @@ def _apply_times(intake, times, records):
                 return records.find(value).key
             except RecordsError:
                 return None
-    intake.notes += apply_times(intake.handins, times, find)
+    return apply_times(intake.handins, times, find)
 
 
 def _keep_code(gradebook, handins):
@@ -297,25 +306,43 @@ def _only(who, records, handins):
     return mine
 
 
-def _match_roster(records, intake):
-    """Give each hand-in its roster student's key and name; returns [(old key, hand-in)] of those re-keyed.
+def _match_roster(records, intake, assignment_id):
+    """Give each hand-in its roster student's key and name (a team's hand-in: a copy for each member), and say
+    why one the roster cannot place is unplaced; returns [(old key, hand-in, only this hand-in's rows)] of those
+    re-keyed.
 
     What matched by name alone, or not at all, is added to the intake's notes."""
     if records is None or not records.has_roster():
         return []
-    matching = match(intake.handins, records.students(include_off_roster=True), records.aliases())
-    rekeyed = []
-    for handin in intake.handins:
-        student = matching.matched.get(handin.student)
-        if student is None:
-            continue
+    students = records.students(include_off_roster=True)
+    matching = match(intake.handins, students, records.aliases(), records.placements(assignment_id))
+    rekeyed, copies = [], []
+    for handin, decision in zip(list(intake.handins), matching.decisions):
         old = handin.student
-        handin.student, handin.name = student.key, student.name or handin.name
-        handin.email = student.email or handin.email
-        if old != student.key:
-            rekeyed.append((old, handin))
-    intake.notes += matching.notes()
+        handin.unplaced = decision.unplaced
+        if decision.students:
+            first, *others = decision.students
+            _give(handin, first)
+            copies += [_give(replace(handin), other) for other in others]     # each member's own row
+        elif decision.key:              # a namesake's submission (D2L): a row of its own, under D2L's id
+            handin.student = decision.key
+            handin.notes = tuple(n for n in handin.notes if "the last one counts" not in n) + (
+                f"{NOTE}D2L submission {handin.upload} by {handin.name!r}, kept apart from the other submissions "
+                "under that name: the roster has several students so named",)
+        if old != handin.student:
+            rekeyed.append((old, handin, bool(decision.key)))
+    intake.handins += copies
+    if intake.guess_warning and any(s.lms == "classroom" and s.login for s in students):
+        intake.notes.remove(intake.guess_warning)      # the Classroom roster matched them (or says which not)
+    intake.notes += matching.notes(assignment_id)
     return rekeyed
+
+
+def _give(handin, student):
+    """The hand-in, as the roster's `student`'s."""
+    handin.student, handin.name = student.key, student.name or handin.name
+    handin.email = student.email or handin.email
+    return handin
 
 
 def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded):
@@ -348,6 +375,100 @@ def _wrong_assignment(assignment, handins):
     return (f"every hand-in is another assignment's (their metadata say {guess!r}), not {assignment.id!r}: "
             f"did you mean --assignment {guess}?" if guess else
             f"every hand-in is another assignment's, not {assignment.id!r}")
+
+
+def _not_a_parent_of_the_course_s_folder(course, assignment_id, out):
+    """`--out grades/` (or the course folder) would put a gradebook beside course.db, which the course never
+    reads for an assignment: a trial run nobody meant.  Refused, with the folder the course keeps it in."""
+    own = course.grades_dir(assignment_id).resolve()
+    where = out.resolve()
+    inside = (where == course.root.resolve() or course.root.resolve() in where.parents)   # a folder elsewhere is a trial
+    if inside and where != own and where in own.parents:
+        raise IntakeError(f"--out {out} holds the course's records, not {assignment_id}'s grades: give --out "
+                          f"{_shown(own, course)}, the folder the course keeps them in (`gradebook`, `extend` and "
+                          "`release` read it); a trial run goes anywhere outside the course's grades folder")
+
+
+def _shown(folder, course):
+    try:
+        return folder.relative_to(Path.cwd())
+    except ValueError:
+        return folder
+
+
+SANDBOX_PREFIX = "autograder-sandbox-"      # engine/sandbox.py's folder in --out, one per run
+
+
+def _sweep_stale_sandboxes(out, min_age=60):
+    """Remove the sandbox folders that runs killed outright (kill -9, a power cut) left in `out`: only those this
+    user owns, older than `min_age` seconds, that no live process works in.  A live sandbox's every process has
+    AUTOGRADER_SANDBOX=<its folder> in its environment and works inside it (engine/sandbox.py); /proc shows both
+    for this user's processes (and for every process, as root).  Returns notes for people."""
+    stale = [p for p in _entries(out) if p.name.startswith(SANDBOX_PREFIX) and _ours_and_old(p, min_age)]
+    if not stale or not os.path.isdir("/proc"):
+        return []
+    live = _live_sandbox_folders()
+    removed, kept = [], []
+    for folder in stale:
+        mine = str(folder.resolve())
+        if any(path == mine or path.startswith(mine + os.sep) for path in live):
+            continue
+        shutil.rmtree(folder, onerror=_writable_then_again)
+        (kept if folder.exists() else removed).append(folder.name)
+    notes = [f"removed {len(removed)} sandbox folder(s) a run that was killed left in {out}: {', '.join(removed)}"] \
+        if removed else []
+    if kept:
+        notes.append(f"warning: could not remove {', '.join(kept)} in {out} (left by a run that was killed): "
+                     "remove it as its owner, or as root")
+    return notes
+
+
+def _entries(folder):
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
+
+
+def _ours_and_old(path, min_age):
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and time.time() - info.st_mtime > min_age
+
+
+def _live_sandbox_folders():
+    """Paths live processes name: the sandbox of their environment, and the folder they work in."""
+    live = set()
+    for pid in filter(str.isdigit, _names("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                for item in handle.read().split(b"\0"):
+                    if item.startswith(b"AUTOGRADER_SANDBOX="):
+                        live.add(item.split(b"=", 1)[1].decode("utf-8", "replace"))
+            live.add(os.readlink(f"/proc/{pid}/cwd"))
+        except OSError:
+            continue          # gone, or another user's (whose sandbox is not this user's folder)
+    return live
+
+
+def _names(folder):
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _writable_then_again(function, path, _):
+    """A hand-in may leave a folder without write permission: give it back (the folder is ours), then retry."""
+    try:
+        os.chmod(os.path.dirname(path), 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o700)
+        function(path)
+    except OSError:
+        pass
 
 
 def _check_writable(out, course=None):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core.course import late_rules
 from ..gradebook import Gradebook, lock
+from ..gradebook.store import ABSENT, NOT_GRADED, set_aside
 from ..gradebook.read import gradebook_path
 
 
@@ -74,6 +75,49 @@ def refresh(course, assignment, records):
         gradebook.close()
 
 
+def handin_keys(course, assignment_id):
+    """{key: (name, source)} of every hand-in in the course's gradebook of `assignment_id` ({} before grading)."""
+    folder = gradebook_dir(course, assignment_id)
+    if folder is None:
+        return {}
+    gradebook = Gradebook(gradebook_path(folder))
+    try:
+        rows = gradebook.db.execute("SELECT student, name, source FROM submissions WHERE assignment = ? UNION "
+                                    "SELECT student, name, source FROM pending WHERE assignment = ? ORDER BY 1",
+                                    (assignment_id, assignment_id)).fetchall()
+    finally:
+        gradebook.close()
+    return {key: (name or key, source) for key, name, source in reversed(rows)}
+
+
+def place(course, assignment, records, key, students, reason=""):
+    """Record the teaching team's placement of the hand-in keyed `key` (roster Students, or [] for nobody on the
+    roster) and apply it to the course's gradebook without grading again; returns a Refreshed, or None when the
+    assignment is not graded yet (`grade` applies it then)."""
+    records.place(assignment.id, key, [s.key for s in students], reason)
+    folder = gradebook_dir(course, assignment.id)
+    if folder is None:
+        return None
+    gradebook = Gradebook(gradebook_path(folder))
+    try:
+        gradebook.place(assignment.id, key, [(s.key, s.name or s.key) for s in students])
+    finally:
+        gradebook.close()
+    return refresh(course, assignment, records)
+
+
+def unplaced(course, assignment_id, records):
+    """[(key, name, source, why)] of the assignment's hand-ins the roster cannot place, in the course's gradebook."""
+    folder = gradebook_dir(course, assignment_id)
+    if folder is None:
+        return []
+    gradebook = Gradebook(gradebook_path(folder))
+    try:
+        return gradebook.unplaced(assignment_id, set_aside(records, assignment_id))
+    finally:
+        gradebook.close()
+
+
 def current_score(course, assignment, student):
     """The student's score in the assignment's gradebook now (None: not graded, or no row)."""
     folder = gradebook_dir(course, assignment.id)
@@ -97,7 +141,7 @@ def untimed(course, assignment_id, students):
     gradebook = Gradebook(gradebook_path(folder))
     try:
         return [row for row in gradebook.grades(assignment_id) if row.student in set(students)
-                and row.status not in ("missing", "not-yet", "not-graded") and not row.handed_in_at
+                and row.status not in (*ABSENT, NOT_GRADED) and not row.handed_in_at
                 and row.late == 1]
     finally:
         gradebook.close()

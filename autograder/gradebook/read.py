@@ -74,6 +74,7 @@ class SubmissionRow:
     lms_id: str | None = ""
     lms_prefix: str | None = ""
     repository: str | None = ""
+    on_roster: int | None = None      # 1 on the roster, 0 a hand-in that matches nobody on it, None: no roster
 
     @property
     def display_name(self):
@@ -163,7 +164,7 @@ def choose_assignment(out_dir, assignment_id):
 IDENTITY = ("lms", "lms_id", "lms_prefix", "repository")
 # Read when the gradebook has them (older versions lack some): NULL otherwise.
 OPTIONAL_COLUMNS = ("name", "email", "late", "penalty", "late_note", "raw_score", "deadline", "deadline_note",
-                    "adjustment", "adjust_note", "late_score", *IDENTITY)
+                    "adjustment", "adjust_note", "late_score", "on_roster", *IDENTITY)
 
 
 @_one_line_errors
@@ -183,7 +184,7 @@ def load_submissions(out_dir, assignment_id):
         result = []
         for (sid, student, assignment, source, submitted_at, score, max_score, status, message, seconds,
              student_seconds, handins, name, email, late, penalty, late_note, raw_score, deadline, deadline_note,
-             adjustment, adjust_note, late_score, *who) in rows:
+             adjustment, adjust_note, late_score, on_roster, *who) in rows:
             cell_errors = tuple(CellError(cell=r[0] or 0, source=r[1] or "", error=r[2] or "") for r in db.execute(
                 "SELECT cell, source, error FROM cell_errors WHERE submission_id = ? ORDER BY position",
                 (sid,))) if "cell_errors" in tables else ()
@@ -203,7 +204,7 @@ def load_submissions(out_dir, assignment_id):
                 name=name or student, email=email or "", late=None if late is None else bool(late),
                 penalty=penalty or 0.0, late_note=late_note or "", raw_score=raw_score,
                 cell_errors=cell_errors, deadline=deadline or "", deadline_note=deadline_note or "",
-                adjustment=adjustment, adjust_note=adjust_note or "", late_score=late_score,
+                adjustment=adjustment, adjust_note=adjust_note or "", late_score=late_score, on_roster=on_roster,
                 **dict(zip(IDENTITY, [value or "" for value in who] if known else [None] * len(IDENTITY)))))
         return result
     finally:
@@ -212,7 +213,8 @@ def load_submissions(out_dir, assignment_id):
 
 @dataclass(frozen=True)
 class AbsentRow:
-    """A roster student with no hand-in: `missing` (their deadline passed) or `not-yet`."""
+    """A roster student with no hand-in: `missing` (their deadline passed), `not-yet`, or `unresolved` (it passed,
+    but a hand-in the roster cannot place may be theirs: no score)."""
     student: str
     name: str
     status: str
@@ -269,6 +271,26 @@ class PendingRow:
     name: str
     lms: str | None = ""       # None: an older gradebook this user could not upgrade
     lms_id: str | None = ""
+
+
+@_one_line_errors
+def load_unplaced(out_dir, assignment_id, set_aside=()):
+    """[(key, name, source, why)] of hand-ins the roster cannot place (gradebook/store.py, Gradebook.unplaced),
+    but those set aside as nobody's on the roster (`set_aside`: their keys)."""
+    db = _connect(out_dir)
+    try:
+        have = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+        if "unplaced" not in have:
+            return []
+        found = db.execute("SELECT DISTINCT student, name, source, unplaced FROM submissions WHERE assignment = ? "
+                           "AND unplaced != '' ORDER BY 1, 3", (assignment_id,)).fetchall()
+        waiting = {row[1] for row in db.execute("PRAGMA table_info(pending)")}
+        if "unplaced" in waiting:
+            found += db.execute("SELECT DISTINCT student, name, source, unplaced FROM pending WHERE assignment = ? "
+                                "AND unplaced != '' ORDER BY 1, 3", (assignment_id,)).fetchall()
+        return [row for row in dict.fromkeys(found) if row[0] not in set(set_aside)]
+    finally:
+        db.close()
 
 
 @_one_line_errors

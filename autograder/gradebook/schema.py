@@ -7,6 +7,9 @@ Versions (recorded in `PRAGMA user_version`; core/database.py runs the steps):
   2  each hand-in keeps who the LMS said it is (lms, lms_id), what the LMS pairs feedback files by
      (lms_prefix) and the Classroom clone it came from (repository): releases read identity from here,
      never again from a hand-in's printable source or its key
+  3  a hand-in the roster cannot place says why (unplaced, graded or pending): while one does, nobody without
+     a hand-in is `missing`; and what orders two hand-ins of one student the LMS gave no time (lms_order, the
+     LMS's own; given, when its download was given to `grade`)
 
 When you change a table: add a step at the end of STEPS (never edit one that shipped), and before it
 ships, add the previous version's databases to tests/gradebook/schemas/ (make_semester.py there).
@@ -44,8 +47,9 @@ CREATE TABLE IF NOT EXISTS cell_errors (
     error TEXT,
     PRIMARY KEY (submission_id, position));
 CREATE INDEX IF NOT EXISTS submissions_by_student ON submissions (assignment, student);
--- Roster students with no hand-in: `missing` once their own deadline has passed, else `not-yet`
--- (rewritten at every refresh from the course's records, roster/store.py).
+-- Roster students with no hand-in: `missing` once their own deadline has passed, else `not-yet`; `unresolved`
+-- when it has passed but a hand-in the roster cannot place may be theirs (rewritten at every refresh from
+-- the course's records, roster/store.py).
 CREATE TABLE IF NOT EXISTS absent (
     assignment TEXT NOT NULL, student TEXT NOT NULL, name TEXT, status TEXT NOT NULL, score REAL,
     max_score REAL, deadline TEXT, deadline_note TEXT, adjustment REAL, adjust_note TEXT,
@@ -93,6 +97,18 @@ IDENTITY_COLUMNS = (
     ("repository", "TEXT"))   # a GitHub Classroom clone's folder name
 
 
+# Version 3: placing a hand-in, and ordering two with no time.
+PLACING_COLUMNS = (
+    # Why a hand-in may be a roster student's it is not placed on (roster/match.py): while one is, nobody
+    # without a hand-in is `missing`.  NULL or "": placed, or surely nobody's on the roster.
+    ("unplaced", "TEXT"),
+    # What orders two hand-ins of one student when the LMS gave neither a time: lms_order, the LMS's own
+    # (Canvas: the submission's last attachment id, a later upload's is higher); given, when its download was
+    # first given to `grade` (the run's start, then its place on the command line), the rule of last resort,
+    # which the row then states.
+    ("lms_order", "INTEGER"), ("given", "TEXT"))
+
+
 def _to_v1(db):
     """Whatever an unversioned gradebook holds, made version 1: the missing tables and columns added."""
     for statement in database.statements(SCHEMA_V1):
@@ -116,7 +132,13 @@ def _to_v2(db):
                    (lms, lms_id, student, source))
 
 
-STEPS = (_to_v1, _to_v2)
+def _to_v3(db):
+    """Rows written before were placed (or had no roster) and ordered by their times: NULL says so."""
+    database.add_columns(db, "submissions", PLACING_COLUMNS)
+    database.add_columns(db, "pending", PLACING_COLUMNS[:1])    # a hand-in not graded yet may be unplaced too
+
+
+STEPS = (_to_v1, _to_v2, _to_v3)
 VERSION = len(STEPS)
 
 
@@ -169,7 +191,7 @@ def check_file(db, path, error_class):
                           "or restore it from a backup")
     required, current = dict(REQUIRED_COLUMNS), database.schema_version(db) == VERSION
     if current:
-        required["submissions"] = required["submissions"] | {c for c, _ in ADDED_BEFORE_V1 + IDENTITY_COLUMNS}
+        required["submissions"] = required["submissions"] | {c for c, _ in ADDED_BEFORE_V1 + IDENTITY_COLUMNS + PLACING_COLUMNS}
     for table, wanted in required.items():
         have = database.columns(db, table)
         if (have or current) and not wanted <= have:

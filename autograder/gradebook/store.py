@@ -149,9 +149,10 @@ class Gradebook:
         with self.db:
             self.db.executemany(
                 "INSERT OR REPLACE INTO pending (assignment, student, name, source, sha256, submitted_at, "
-                "max_score, run_id, lms, lms_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "max_score, run_id, lms, lms_id, unplaced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [tuple(map(text, (assignment, h.student, h.name or h.student, h.source, h.sha256, h.submitted_at,
-                                  max_score, run_id, h.lms, h.lms_id))) for h in handins])
+                                  max_score, run_id, h.lms, h.lms_id, getattr(h, "unplaced", ""))))
+                 for h in handins])
 
     @_one_line_errors
     def pending(self, assignment):
@@ -176,23 +177,40 @@ class Gradebook:
         return bool(cursor.rowcount)
 
     @_one_line_errors
+    def set_placement(self, assignment, handin):
+        """Whether a hand-in graded before is placed on the roster, as matching says now (roster/match.py)."""
+        with self.db:
+            self.db.execute("UPDATE submissions SET unplaced = ? WHERE assignment = ? AND student = ? AND source = ? "
+                            "AND sha256 = ?", tuple(map(text, (getattr(handin, "unplaced", ""), assignment,
+                                                               handin.student, handin.source, handin.sha256))))
+
+    @_one_line_errors
     def record(self, run_id, handin, result, grader_key):
         """Store one graded hand-in and its cases, replacing an earlier grading of the same file."""
+        key = (result.assignment, handin.student, handin.source, handin.sha256)
         with self.db:
+            # A regrade keeps when the hand-in was first given (what orders it among the student's others).
+            given = self.db.execute("SELECT given FROM submissions WHERE assignment = ? AND student = ? AND "
+                                    "source = ? AND sha256 = ?", key).fetchone()
+            started = self.db.execute("SELECT started_at FROM runs WHERE id = ?", (run_id,)).fetchone()
+            given = given[0] if given and given[0] else \
+                f"{started[0] if started else _now()}#{getattr(handin, 'position', 0):04d}"
             self.db.execute("DELETE FROM submissions WHERE assignment = ? AND student = ? AND source = ? "
-                            "AND sha256 = ?", (result.assignment, handin.student, handin.source, handin.sha256))
+                            "AND sha256 = ?", key)
             cursor = self.db.execute(
                 "INSERT INTO submissions (run_id, student, assignment, source, sha256, submitted_at, graded_at, "
                 "score, max_score, status, message, seconds, grader_key, student_seconds, name, email, late_mark, "
-                "time_source, raw_score, key_version, file_time, rerun, lms, lms_id, lms_prefix, repository) "
-                f"VALUES ({', '.join('?' * 26)})",
+                "time_source, raw_score, key_version, file_time, rerun, lms, lms_id, lms_prefix, repository, "
+                "unplaced, lms_order, given) "
+                f"VALUES ({', '.join('?' * 29)})",
                 tuple(map(text, (run_id, handin.student, result.assignment, handin.source, handin.sha256,
                                  handin.submitted_at, _now(), result.score, result.max_score, result.status,
                                  result.message, result.seconds, grader_key, result.student_seconds,
                                  handin.name or handin.student, handin.email, _flag(handin.late_mark),
                                  handin.time_source, result.score, KEY_VERSION,
                                  getattr(handin, "file_time", None), getattr(result, "rerun", ""),
-                                 handin.lms, handin.lms_id, handin.lms_prefix, handin.repository))))
+                                 handin.lms, handin.lms_id, handin.lms_prefix, handin.repository,
+                                 getattr(handin, "unplaced", ""), getattr(handin, "lms_order", None), given))))
             submission_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -225,23 +243,27 @@ class Gradebook:
             code.store_code(self.db, sha256, pieces, text)
 
     def _recount(self, assignment, student):
-        # The newest hand-in that could be graded counts; if none could, the newest of all.  "Newest" by
-        # the hand-in time where one is known, else by the file's time (a browser's later download).  The
-        # notebooks of one submission share their time (intake/assemble.py): of them, the best counts.
+        # The newest hand-in that could be graded counts; if none could, the newest of all.  "Newest" by the
+        # hand-in time where one is known, else by the LMS's order (Canvas's attachment ids), else by the
+        # file's time (a browser's later download), else by the download given to `grade` later: never by
+        # its score.  The notebooks of one submission tie on all of these (intake/assemble.py): of them, the
+        # best counts.
         rows = self.db.execute(
-            "SELECT id, status, COALESCE(submitted_at, file_time), source, raw_score FROM submissions "
-            "WHERE assignment = ? AND student = ?", (assignment, student)).fetchall()
+            f"SELECT id, status, {ORDER_COLUMNS}, source, raw_score FROM submissions WHERE assignment = ? AND "
+            "student = ?", (assignment, student)).fetchall()
         if not rows:
             return
         usable = [r for r in rows if r[1] not in UNGRADABLE] or rows
-        newest = max(usable, key=lambda r: (r[2] or "", r[4] or 0.0, r[3] or "", r[0]))  # then the later grading
+        newest = max(usable, key=lambda r: (*_order(r[2:6]), r[7] or 0.0, r[6] or "", r[0]))
         self.db.execute("UPDATE submissions SET counted = (id = ?) WHERE assignment = ? AND student = ?",
                         (newest[0], assignment, student))
 
     @_one_line_errors
     def apply_lateness(self, assignment, rules, records=None, max_score=None):
         """Late or not, how late, the penalty, the adjustments and the score after them, for every hand-in of
-        `assignment`; and, with a roster, a `missing` or `not-yet` row for each roster student with none.
+        `assignment`; and, with a roster, a `missing`, `not-yet` or `unresolved` row for each roster student with
+        none: `unresolved` (no score) instead of `missing` while a hand-in the roster cannot place may be theirs
+        (the teaching team places each with `autograder roster place`, or sets it aside as nobody's).
 
         `records` is the course's roster.CourseRecords (None: the course keeps none).  Returns the counted
         hand-ins that were late: [(student, name, note)].
@@ -277,6 +299,7 @@ class Gradebook:
             self.db.execute("DELETE FROM absent WHERE assignment = ?", (assignment,))
             # A hand-in not graded yet (a run stopped half way) was handed in all the same: never `missing`.
             handed_in = {r[1] for r in rows} | {r[0] for r in self.pending(assignment)}
+            unplaced = self.unplaced(assignment, set_aside(records, assignment)) if roster else []
             moment = datetime.now(timezone.utc)
             for student in roster:
                 if student.key in handed_in or student.test_student:
@@ -284,13 +307,24 @@ class Gradebook:
                 deadline, why = own_deadline(student.key)
                 passed = deadline is not None and deadline <= moment
                 mine = adjustments.get(student.key, [])
-                score = apply_adjustments(0.0, mine) if passed or mine else 0.0
+                status = "not-yet" if not passed else UNRESOLVED if unplaced else "missing"
+                score = None if status == UNRESOLVED else apply_adjustments(0.0, mine) if passed or mine else 0.0
                 self.db.execute("INSERT INTO absent VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                (assignment, student.key, student.name, "missing" if passed else "not-yet", score,
+                                (assignment, student.key, student.name, status, score,
                                  max_score or 0.0, deadline.isoformat() if deadline else None, why,
                                  score if mine else None, _adjust_note(mine)))
         return self.db.execute("SELECT student, name, late_note FROM submissions WHERE assignment = ? "
                                "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
+
+    @_one_line_errors
+    def unplaced(self, assignment, set_aside=()):
+        """[(key, name, source, why)] of the hand-ins (graded or waiting) the roster cannot place, but those the
+        teaching team set aside as nobody's on the roster (`set_aside`: their keys)."""
+        found = self.db.execute(
+            "SELECT DISTINCT student, name, source, unplaced FROM submissions WHERE assignment = ? AND unplaced != '' "
+            "UNION SELECT DISTINCT student, name, source, unplaced FROM pending WHERE assignment = ? "
+            "AND unplaced != '' ORDER BY 1, 3", (assignment, assignment)).fetchall()
+        return [row for row in found if row[0] not in set(set_aside)]
 
     def _save_rules(self, assignment, rules):
         with self.db:
@@ -314,13 +348,59 @@ class Gradebook:
                                "ORDER BY student", (assignment,)).fetchall()
 
     @_one_line_errors
-    def rekey(self, assignment, old, new, name):
-        """A hand-in's rows move to the roster's key for its student (matched after an earlier run)."""
+    def rekey(self, assignment, old, new, name, source=None):
+        """A hand-in's rows move to the roster's key for its student (matched after an earlier run); with
+        `source`, only that hand-in's (a D2L namesake's submission, kept apart from the others of its name)."""
         if old == new:
             return
+        where, params = "assignment = ? AND student = ?", [assignment, old]
+        if source is not None:
+            where, params = where + " AND source = ?", params + [source]
         with self.db:
-            self.db.execute("UPDATE submissions SET student = ?, name = ? WHERE assignment = ? AND student = ?",
-                            (new, name, assignment, old))
+            for table in ("submissions", "pending"):
+                self.db.execute(f"UPDATE {table} SET student = ?, name = ? WHERE {where}", (new, name, *params))
+            self.db.execute(f"UPDATE grading_log SET student = ? WHERE {where}", (new, *params))
+            self._recount(assignment, new)
+            self._recount(assignment, old)
+
+    @_one_line_errors
+    def place(self, assignment, key, students):
+        """The teaching team's placement of the hand-ins keyed `key` (`roster place`), without grading again:
+        [(student key, name)] gets them (the first by re-keying, each other member a copy of the rows), or,
+        when empty, they stay as they are, set aside.  Either way they are no longer unplaced."""
+        with self.db:
+            self.db.execute("UPDATE submissions SET unplaced = '' WHERE assignment = ? AND student = ?",
+                            (assignment, key))
+            self.db.execute("UPDATE pending SET unplaced = '' WHERE assignment = ? AND student = ?",
+                            (assignment, key))
+        if not students:
+            return
+        if key in {student for student, _ in students}:     # a group's hand-in, already its representative's
+            for student, name in students:
+                if student != key:
+                    self._copy(assignment, key, student, name)
+            return
+        for student, name in students[1:]:
+            self._copy(assignment, key, student, name)
+        self.rekey(assignment, key, *students[0])
+
+    def _copy(self, assignment, old, new, name):
+        """Every row of `old`'s hand-ins, and their cases and cell errors, also as `new`'s."""
+        columns = [r[1] for r in self.db.execute("PRAGMA table_info(submissions)") if r[1] not in ("id", "student",
+                                                                                                 "name")]
+        listed = ", ".join(columns)
+        with self.db:
+            self.db.execute("DELETE FROM submissions WHERE assignment = ? AND student = ? AND (source, sha256) IN "
+                            "(SELECT source, sha256 FROM submissions WHERE assignment = ? AND student = ?)",
+                            (assignment, new, assignment, old))
+            for sid, in self.db.execute("SELECT id FROM submissions WHERE assignment = ? AND student = ?",
+                                        (assignment, old)).fetchall():
+                cursor = self.db.execute(f"INSERT INTO submissions (student, name, {listed}) SELECT ?, ?, {listed} "
+                                         "FROM submissions WHERE id = ?", (new, name, sid))
+                for table in ("case_results", "cell_errors"):
+                    rest = [r[1] for r in self.db.execute(f"PRAGMA table_info({table})") if r[1] != "submission_id"]
+                    self.db.execute(f"INSERT INTO {table} (submission_id, {', '.join(rest)}) SELECT ?, "
+                                    f"{', '.join(rest)} FROM {table} WHERE submission_id = ?", (cursor.lastrowid, sid))
             self._recount(assignment, new)
 
     @_one_line_errors
@@ -333,23 +413,33 @@ class Gradebook:
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
             # The isolation layer of the run that graded it: "none" marks an unprotected grading.
             "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id), s.rerun, s.deadline, s.adjustment, "
-            "s.adjust_note, s.on_roster "
+            "s.adjust_note, s.on_roster, s.repository "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
-        found = _not_graded(self.db, assignment, [GradeRow(*row) for row in rows])
+        found = _not_graded(self.db, assignment, [self._said_how_it_counts(GradeRow(*row)) for row in rows])
         for student, name, status, score, max_score, deadline, adjustment, adjust_note in self.db.execute(
                 "SELECT student, name, status, score, max_score, deadline, adjustment, adjust_note FROM absent "
                 "WHERE assignment = ?", (assignment,)):
-            message = ("nothing handed in, and the deadline has passed" if status == "missing"
-                       else "nothing handed in yet; the deadline has not passed")
+            message = ABSENT_MESSAGES.get(status, status).format(assignment=assignment)
             found.append(GradeRow(student, assignment, score or 0.0, max_score or 0.0, status, message, name, None,
                                   None, None, None, None, None, 0, None, None, deadline, adjustment, adjust_note,
                                   1))
         return sorted(found, key=lambda row: row.student)
 
+    def _said_how_it_counts(self, row):
+        """The row, its message saying what chose it among the student's hand-ins when no time did."""
+        if row.handins < 2:
+            return row
+        found = self.db.execute(f"SELECT counted, status, {ORDER_COLUMNS} FROM submissions WHERE assignment = ? "
+                                "AND student = ?", (row.assignment, row.student)).fetchall()
+        counted = next((r[2:] for r in found if r[0]), None)
+        others = [r[2:] for r in found if not r[0] and r[1] not in UNGRADABLE]
+        note = order_note(counted, others) if counted is not None else ""
+        return replace(row, message="\n".join(filter(None, [note, row.message]))) if note else row
+
     @_one_line_errors
     def export_csv(self, assignment, path):
-        rows = [(r.student, r.assignment, "" if r.status == NOT_GRADED else f"{r.score:g}", f"{r.max_score:g}",
+        rows = [(r.student, r.assignment, "" if r.status in NO_SCORE else f"{r.score:g}", f"{r.max_score:g}",
                  r.status, r.message or "",
                  r.name or r.student, r.handed_in_at or "", r.time_source or "", late_word(r.late),
                  f"{r.penalty or 0:g}",
@@ -383,6 +473,7 @@ class GradeRow:
     adjustment: float | None = None   # points the standing adjustments changed (None: none)
     adjust_note: str | None = None    # their reasons
     on_roster: int | None = None  # 1 on the roster, 0 a hand-in that matches nobody on it, None: no roster
+    repository: str | None = None     # the GitHub Classroom clone it came from, as intake read it
 
 
 NOT_GRADED = "not-graded"
@@ -413,6 +504,35 @@ def _not_graded(db, assignment, rows):
     return kept
 
 
+# What orders a student's hand-ins, most telling first (see Gradebook._recount).
+ORDER_COLUMNS = "submitted_at, lms_order, file_time, given"
+ORDER_WORDS = ("the LMS's hand-in times", "the LMS's order of uploads (Canvas's attachment ids)",
+               "the files' times (a browser's later download)", None)
+
+
+def _order(values):
+    submitted_at, lms_order, file_time, given = values
+    return (submitted_at or "", -1 if lms_order is None else lms_order, file_time or "", given or "")
+
+
+def order_note(counted, others):
+    """What made `counted` (a row's ORDER_COLUMNS values) count over the student's `others` from other
+    submissions, in words for its row; "" when their times did, as one expects."""
+    deciding = set()
+    for other in others:
+        mine, theirs = _order(counted), _order(other)
+        if mine == theirs:
+            continue          # one submission's notebooks: the best counts, which intake's note says
+        deciding.add(next(i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b))
+    if 3 in deciding:
+        return ("order unknown: no LMS time or order tells which of this student's hand-ins came last, so the one "
+                "whose download was given to `grade` later counts (never the better one); if that is wrong, "
+                "`autograder adjust --score` sets the score, with the reason")
+    if 1 in deciding:
+        return f"the later upload counts, by {ORDER_WORDS[1]}"
+    return ""
+
+
 def late_word(late):
     return {1: "yes", 0: "no"}.get(late, "")
 
@@ -426,7 +546,22 @@ def _flag(value):
 
 
 # The statuses of roster students with no hand-in (not hand-ins: no lateness, no feedback page).
-ABSENT = ("missing", "not-yet")
+UNRESOLVED = "unresolved"
+ABSENT = ("missing", "not-yet", UNRESOLVED)
+ABSENT_MESSAGES = {
+    "missing": "nothing handed in, and the deadline has passed",
+    "not-yet": "nothing handed in yet; the deadline has not passed",
+    UNRESOLVED: "nothing handed in under their name, but a hand-in the roster cannot place may be theirs: no grade "
+                "until each is placed (`autograder roster place --assignment {assignment}` lists them)"}
+# Rows whose score is not known, or not due: blank in grades.csv and in every LMS file, never a number.
+NO_SCORE = ("not-yet", UNRESOLVED, "not-graded")
+
+
+def set_aside(records, assignment):
+    """The keys of hand-ins the teaching team placed on nobody on the roster (`roster place --nobody`)."""
+    if records is None:
+        return set()
+    return {key for key, students in records.placements(assignment).items() if not students}
 
 # Statuses of hand-ins that had nothing to grade; a gradable hand-in beats them even if older.
 UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "wrong-file-type", "unsafe-path", "too-large",

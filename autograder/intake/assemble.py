@@ -21,6 +21,7 @@ A note for a hand-in's row (and its feedback page) always starts with
 `handed in: `, so the page can show it apart from the grader's own words.
 """
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -48,6 +49,7 @@ class Found:
     explicit: bool = False             # named on the command line
     notes: tuple = ()                  # what intake says of this submission (a Blackboard attempt's number ...)
     where: str = ""                    # the folder it sits in, within its student's submission
+    position: int = 0                  # which of the paths given to `grade` it came from (0, 1, ...)
 
 
 @dataclass
@@ -78,8 +80,12 @@ def generic(name, notebook_name):
 
 
 def named_like_the_assignment(found, notebook_name):
-    return identity.plain_stem(PurePosixPath(found.original).name).casefold() == \
-        PurePosixPath(notebook_name).stem.casefold()
+    """`n-queens.ipynb`, and the names a second upload or download of it gets: Canvas's `n-queens-1.ipynb`
+    (Attachment.make_unique_filename, for a file uploaded again under the same name), a browser's
+    `n-queens (1).ipynb`."""
+    stem = identity.plain_stem(PurePosixPath(found.original).name).casefold()
+    return re.sub(r"-\d+$", "", stem) == PurePosixPath(notebook_name).stem.casefold() or \
+        stem == PurePosixPath(notebook_name).stem.casefold()
 
 
 def submissions(found_files, notebook_name, warnings):
@@ -143,3 +149,26 @@ def _one_submission(who, notebooks, helpers, notebook_name):
                 + (f"{len(chosen)} are named like the assignment: " if named else "none is named like the "
                    f"assignment ({notebook_name}), so ") + "each was graded and the best one counts")
     return Submission(who, chosen, helpers, [note])
+
+
+# What a text or URL entry is called in a row (Canvas's `_text.html`, `_link.html`; Moodle's online text).
+ENTRY_WORDS = {"text": "online text", "onlinetext": "online text", "link": "a website URL"}
+
+
+def nothing_to_grade(what):
+    """(status, message) of a student an LMS names whose hand-in holds no notebook, alike in every layout (a
+    Moodle download with folders or without, Canvas's, Blackboard's): files, but none a notebook, are the
+    wrong type of file; online text (or a URL) alone is no notebook.  Either scores 0, and says what was
+    handed in instead."""
+    entries = sorted({w for w in what if w in ENTRY_WORDS.values() or w.endswith(" entry")})
+    zips = sorted({w for w in what if w.lower().endswith(".zip")})        # a zip is a way to hand in, not a type
+    files = sorted({w for w in what if w not in entries and w not in zips})
+    if files:
+        shown = ", ".join(files[:3]) + (" ..." if len(files) > 3 else "")
+        return "wrong-file-type", (f"no notebook was handed in, only {shown}" + (f" and {', '.join(entries)}"
+                                   if entries else "") + ": not a notebook (.ipynb) or Python file (.py)")
+    if entries:
+        return "no-notebook", f"no notebook was handed in, only {' and '.join(entries)}"
+    if zips:
+        return "no-notebook", f"no notebook was found in {', '.join(zips[:3])}"
+    return "no-notebook", "no notebook was handed in (nothing)"

@@ -88,6 +88,10 @@ class Handin:
     language: str | None = None        # its kernel's language, when it names one
     notes: tuple = ()                  # what intake says of this hand-in, for its row and feedback ("handed in: ...")
     repository: str = ""               # a Classroom clone's folder name (roster/match.py finds its GitHub user)
+    upload: str = ""                   # the LMS's id of the upload or submission (identity.Identity.upload)
+    lms_order: int | None = None       # where the LMS put its submission in time (Canvas: its last attachment id)
+    position: int = 0                  # which of the paths given to `grade` it came from
+    unplaced: str = ""                 # why it may be a roster student's it is not placed on (roster/match.py)
 
     def __post_init__(self):
         self.name = self.name or self.student
@@ -130,6 +134,7 @@ class Intake:
     handins: list
     ignored: list                      # files seen but not hand-ins (README.md in a repository, ...)
     notes: list = field(default_factory=list)   # what was decided about an unclear layout, for people
+    guess_warning: str = ""            # the note on Classroom clones keyed by their whole name (a roster may settle it)
 
 
 def check_paths(paths):
@@ -144,8 +149,9 @@ def collect(paths, unpack_dir, options):
     check_paths(paths)
     intake = Intake([], [])
     walk = _Walk(intake, options, Path(unpack_dir))
-    for raw in paths:
+    for position, raw in enumerate(paths):
         path = Path(raw)
+        found, added = len(walk.found), len(intake.handins)
         if walk.excluded(path):
             intake.notes.append(f"{display(raw)} is the output folder: it is not read as hand-ins")
         elif path.is_dir():
@@ -154,6 +160,8 @@ def collect(paths, unpack_dir, options):
             walk.zip(Path(os.path.realpath(path)), display(path.name), owner=None)
         else:
             walk.given_file(path)
+        for item in walk.found[found:] + intake.handins[added:]:
+            item.position = position      # which download came later on the command line: orders them
     walk.finish()
     if not intake.handins:
         seen = f" (ignored: {', '.join(intake.ignored[:3])}{' ...' if len(intake.ignored) > 3 else ''})" \
@@ -358,21 +366,17 @@ class _Walk(Downloads):
     def top_file(self, path, name, shown, label, group, file_time=None, explicit=False, lms_names=True):
         """A file at the top of a folder given or of a zip: the LMS named it, or it is named after its student."""
         who = self.pattern(name) or identity.file_identity(name, lms_names)
-        self.saw(who, _source(label, shown), PurePosixPath(who.original or name).name)
-        if who.entry:               # a Canvas text or URL entry: a row that says so
-            kind = "an online text entry" if who.entry == "text" else "a website URL"
-            self.add(Handin(who.key, _source(label, shown), None, None, "no-notebook",
-                            f"the hand-in is {kind} ({shown}), not a notebook", name=who.name,
-                            late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
-                            time_source=_late_mark_source(who)))
+        if who.entry:               # a text or URL entry (Canvas's, or a flat Moodle download's): said by finish()
+            self.saw(who, _source(label, shown), assemble.ENTRY_WORDS.get(who.entry, f"its {who.entry} entry"))
             return
+        self.saw(who, _source(label, shown), PurePosixPath(who.original or name).name)
         suffix = PurePosixPath(name).suffix.lower()
         if suffix in NOTEBOOK_SUFFIXES:
             self.found.append(Found(path, _source(label, shown), who, who.original or name, group,
                                     file_time=file_time, explicit=explicit))
         elif suffix == ".zip" and who.lms in ("canvas", "moodle"):     # a student's zip, uploaded to the LMS
             self.nested_zip(path, _source(label, shown), who, f"{group}:{who.key}", None, "", (), 0)
-        elif explicit or who.lms in ("canvas", "moodle"):
+        elif explicit:
             self.add(Handin(who.key, _source(label, shown), None, None, "wrong-file-type",
                             f"{PurePosixPath(who.original or name).name} is not a notebook (.ipynb) or Python "
                             "file (.py)", name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
@@ -380,10 +384,11 @@ class _Walk(Downloads):
         else:
             self.intake.ignored.append(_source(label, shown))
 
-    def no_notebook(self, who, source, submitted_at, time_source, message, notes=()):
-        self.add(Handin(who.key, source, None, submitted_at, "no-notebook", message, name=who.name,
+    def no_notebook(self, who, source, submitted_at, time_source, message, notes=(), status="no-notebook"):
+        self.add(Handin(who.key, source, None, submitted_at, status, message, name=who.name,
                         email=who.email, time_source=time_source, lms=who.lms, lms_id=who.lms_id,
-                        lms_prefix=who.lms_prefix, notes=tuple(notes)))
+                        notes=tuple(notes), upload=who.upload,
+                        lms_prefix=who.lms_prefix))
 
     def pattern(self, relative):
         if self.options.student_pattern:
@@ -567,10 +572,10 @@ class _Walk(Downloads):
         have = {h.student for h in self.intake.handins}
         for key, (who, source, what) in sorted(self.seen.items()):
             if key not in have:            # an LMS names them, but nothing they handed in is a notebook
-                shown = ", ".join(sorted(set(what))[:3]) + (" ..." if len(set(what)) > 3 else "") or "nothing"
-                self.add(Handin(key, source, None, None, "no-notebook", f"no notebook was handed in ({shown})",
-                                name=who.name, email=who.email, late_mark=who.late_mark, lms=who.lms,
-                                lms_id=who.lms_id, lms_prefix=who.lms_prefix, time_source=_late_mark_source(who)))
+                status, message = assemble.nothing_to_grade(what)
+                self.add(Handin(key, source, None, None, status, message, name=who.name, email=who.email,
+                                late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
+                                time_source=_late_mark_source(who), upload=who.upload))
                 have.add(key)
         for key, (found, source) in sorted(self.junk_only.items()):
             if key not in have:
@@ -586,6 +591,8 @@ class _Walk(Downloads):
         # The notebooks of one submission were handed in together: none is newer, the best one counts.
         together = max((f.file_time or "" for f in submission.notebooks), default="") or None \
             if len(submission.notebooks) > 1 and submission.notes else None
+        # Canvas numbers every upload (an attachment id), a later one higher: its submissions' order.
+        uploads = [int(f.who.upload) for f in submission.notebooks if f.who.lms == "canvas" and f.who.upload.isdigit()]
         for found in submission.notebooks:
             who = found.who if found.who.lms == "path" else submission.who
             repository = self.repositories.get(found.group, ("", None))[0]
@@ -595,8 +602,10 @@ class _Walk(Downloads):
                             email=who.email, late_mark=who.late_mark,
                             time_source=found.time_source or _late_mark_source(who), lms=who.lms,
                             lms_id=who.lms_id, lms_prefix=who.lms_prefix, companions=mine,
-                            file_time=together or found.file_time, notes=(*found.notes, *submission.notes),
-                            repository=repository)
+                            file_time=together or found.file_time,
+                            notes=(*found.notes, *submission.notes), repository=repository,
+                            upload=found.who.upload, lms_order=max(uploads) if uploads else None,
+                            position=found.position)
             self.check_assignment(handin)
             self.add(handin)
 
@@ -629,6 +638,7 @@ class _Walk(Downloads):
                       f"each is keyed by its whole repository name (Classroom names a clone <assignment>-<user>, "
                       "and both may hold a `-`): import the Classroom roster (`autograder roster import`) to match "
                       "them by GitHub username, or give --classroom-prefix")
+            self.intake.guess_warning = self.intake.notes[-1]
 
 
 def _entry_owner(name):

@@ -28,7 +28,7 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from . import files, identity, receipts
+from . import assemble, files, identity, receipts
 from .assemble import NOTE, Found
 from .files import IntakeError, UnsafeFile
 from .zips import display
@@ -170,10 +170,12 @@ class Downloads:
                        where=where)
         self.saw(who, self.source(label, f"{where}.txt"), "online text" if receipt and receipt.text_entry else None)
         if not any(f.group == group for f in self.found):
-            what = ("only text (no file)" if receipt and receipt.text_entry else "no file") if not attempt["files"] \
-                else ", ".join(sorted(original for _, original in attempt["files"])[:3])
+            # As every layout says it (assemble.nothing_to_grade): text alone is no notebook, files none of
+            # which is a notebook are the wrong type.
+            files = [original for _, original in attempt["files"]]
+            status, message = assemble.nothing_to_grade(files + (["online text"] if receipt and receipt.text_entry else []))
             self.no_notebook(who, self.source(label, f"{where}.txt"), when, how,
-                             f"attempt {number} of {count} has no notebook ({what})", notes=notes)
+                             f"attempt {number} of {count}: {message}", notes=notes, status=status)
 
     # --- D2L Brightspace -----------------------------------------------------------------------------
 
@@ -199,8 +201,10 @@ class Downloads:
             by_name[name].append((dates[(name, submission)] or "", submission, found))
         for name, mine in sorted(by_name.items()):
             mine.sort()
-            who = identity.d2l_identity(name)
             for number, (when, submission, found) in enumerate(mine, 1):
+                # One key per name (D2L's download has no user id), each submission's own id kept: with a
+                # roster on which two students share the name, roster/match.py keys each by it.
+                who = identity.d2l_identity(name, submission)
                 notes = (f"{NOTE}submission {number} of {len(mine)} in the D2L download (the last one counts)",) \
                     if len(mine) > 1 else ()
                 how = "D2L's file name (its time zone, no offset)" if when else ""

@@ -25,18 +25,22 @@ own folder is that student's, whatever it is called (intake/collect.py).
 """
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-# Canvas "Download Submissions" (lib/content_zipper.rb): [<name>_][LATE_]<user id>_<attachment id>_<file name>
-# for uploads, [<name>_][LATE_]<user id>_text.html and _link.html for text and URL entries.  <name> is the
-# sortable name, lower-cased, with every non-word character removed; Canvas collapses `_<digits>_` in it
-# "because we use /_\d+_/ to infer the user/attachment ids", so the FIRST `_<digits>_<digits>_` is the
-# LMS's (the file name after it may hold anything).  Older Canvas wrote `late` in lower case.
-CANVAS = re.compile(r"^(?:(?P<student>.*?)_)??(?P<late>LATE_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$",
-                    re.DOTALL | re.IGNORECASE)
-CANVAS_ENTRY = re.compile(r"^(?:(?P<student>.*?)_)??(?P<late>LATE_)?(?P<user>\d+)_(?P<kind>text|link)\.html$",
-                          re.DOTALL | re.IGNORECASE)
+# Canvas "Download Submissions" (lib/content_zipper.rb, get_filename and add_upload_submission):
+# <name>[_LATE]_<user id>_<attachment id>_<file name> for uploads, <name>[_LATE]_<user id>_text.html and
+# _link.html for text and URL entries.  <name> is the sortable name (a group assignment's: the group's
+# name, under its representative's id), with `_<digits>_` collapsed ("because we use /_\d+_/ to infer the
+# user/attachment ids"), DOWN-CASED, then every non-word character removed; it is always there (an empty
+# name leaves a leading `_`), even when it is all digits (`2024_1009_9009_...`: user 1009, not 2024).  The
+# mark is `LATE` in capitals, so a lower-case `late` (user "Jo_Late") is part of the name; older Canvas
+# versions down-cased the mark too, and their `late` is read the same way.  The FIRST
+# `_<digits>_<digits>_` after the name is the LMS's (the file name after it may hold anything).
+CANVAS = re.compile(r"^(?P<student>.*?)_(?P<late>LATE_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$",
+                    re.DOTALL)
+CANVAS_ENTRY = re.compile(r"^(?P<student>.*?)_(?P<late>LATE_)?(?P<user>\d+)_(?P<kind>text|link)\.html$", re.DOTALL)
 # Anonymous grading: the name and user id become anon_<5 base58 characters> (lib/anonymity.rb).
 _BASE58 = r"[1-9A-HJ-NP-Za-km-z]{5}"
 CANVAS_ANONYMOUS = re.compile(rf"^(?P<late>LATE_)?anon_(?P<anonymous>{_BASE58})_"
@@ -80,6 +84,8 @@ class Identity:
     lms_id: str = ""          # the LMS's own id (Canvas user id, Moodle participant, Gradescope SID, Blackboard
                               # username)
     late_mark: bool | None = None   # the LMS's own verdict on lateness (Canvas names say _LATE), None: unknown
+    upload: str = ""          # the LMS's own id of this upload (Canvas's attachment id: a later upload's is
+                              # larger) or submission (D2L's: two namesakes' are two)
     email: str = ""
     original: str = ""        # the file's own name, as the student named it (after the LMS's prefix)
     entry: str = ""           # canvas: "text" or "link" for a text or URL entry (an HTML file, not a hand-in)
@@ -105,18 +111,26 @@ def canvas_file(name):
         anonymous = match.group("anonymous")
         return Identity(f"canvas:anon_{anonymous}", f"anonymous {anonymous}", "canvas", f"anon_{anonymous}",
                         late_mark=bool(match.group("late")), original=match.group("original") or "",
-                        entry=match.group("kind") or "",
+                        entry=match.group("kind") or "", upload=match.group("submission") or "",
                         lms_prefix=name[:match.start("original")] if match.group("original") else "")
-    match = CANVAS.match(name)            # an upload first: its file may be called text.html
-    if match:
-        return Identity(f"canvas:{match.group('user')}", match.group("student") or "", "canvas",
-                        match.group("user"), late_mark=bool(match.group("late")), original=match.group("original"),
-                        lms_prefix=name[:match.start("original")])
-    match = CANVAS_ENTRY.match(name)
-    if match:
-        return Identity(f"canvas:{match.group('user')}", match.group("student") or "", "canvas",
-                        match.group("user"), late_mark=bool(match.group("late")), entry=match.group("kind").lower())
-    return None
+    match = CANVAS.match(name) or CANVAS_ENTRY.match(name)      # an upload first: its file may be text.html
+    if not match or match.group("student") != match.group("student").lower():
+        return None         # Canvas down-cases the name part: capitals there are someone else's naming
+    upload = match.groupdict().get("submission") or ""
+    original = match.groupdict().get("original") or ""
+    return Identity(f"canvas:{match.group('user')}", match.group("student"), "canvas", match.group("user"),
+                    late_mark=bool(match.group("late")), original=original,
+                    entry=(match.groupdict().get("kind") or "").lower(), upload=upload,
+                    lms_prefix=name[:match.start("original")] if original else "")
+
+
+def canvas_name(sortable_name):
+    """A name as Canvas writes it in a download's file name (content_zipper.rb, sanitize_user_name then
+    sanitize_file_name): `_<digits>_` collapsed, down-cased, every character but a word character ([[:word:]]:
+    letters, marks, digits, connectors) removed.  "O'Brien-Smith, Frank" is `obriensmithfrank`."""
+    name = re.sub(r"_(\d+)_", r"\1", str(sortable_name or "")).lower()
+    return "".join(c for c in name if unicodedata.category(c)[0] in "LM" or unicodedata.category(c) in
+                   ("Nd", "Nl", "Pc"))
 
 
 def moodle_folder(name):
@@ -142,8 +156,9 @@ def moodle_file(name):
     match = MOODLE_MARK.search(name)
     if not match or match.start() == 0:
         return None
+    plugin = match.group("plugin")        # onlinetext: its text, as a folder download has it (not a file)
     return Identity(f"moodle:{match.group('participant')}", name[:match.start()].strip(), "moodle",
-                    match.group("participant"), original=name[match.end():],
+                    match.group("participant"), original=name[match.end():], entry="" if plugin == "file" else plugin,
                     lms_prefix=name[:match.end()] if match.end() < len(name) else "")
 
 
@@ -169,8 +184,8 @@ def d2l_name(name):
     return match.group("submission"), match.group("name").strip(), match.group("date"), match.group("original") or ""
 
 
-def d2l_identity(name):
-    return Identity(f"d2l:name:{name}", name, "d2l")
+def d2l_identity(name, submission=""):
+    return Identity(f"d2l:name:{name}", name, "d2l", upload=submission)
 
 
 def drive_identity(name):

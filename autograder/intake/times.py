@@ -127,7 +127,8 @@ def _plain(path, header, who_columns, time_column, rows):
 
 
 def apply_times(handins, records, find=None):
-    """Give each hand-in its time from `records`; returns notes on what matched nothing, for people.
+    """Give each hand-in its time from `records`; returns (hand-ins no row names, rows that name no hand-in),
+    which `times_notes` says once the hand-ins carry the roster's names.
 
     `find` (optional) names the roster student a text names, as `--student` does (a login, an email, a name,
     accents and case aside), or None: a row and a hand-in that name the same roster student then match."""
@@ -155,19 +156,33 @@ def apply_times(handins, records, find=None):
                                                                             else None)
             record = found[0] if found and len(found) == 1 else None
         if record is None:
-            unmatched.append(handin.name)
+            unmatched.append(handin)
             continue
         used.add(id(record))
         handin.submitted_at, handin.time_source = record.submitted_at, record.source
         # Moodle's worksheet pairs the download's participant id with an email: the roster's own key there.
         handin.email = handin.email or record.who.get("email", "")
+    return unmatched, [r for r in records if id(r) not in used]
+
+
+def times_notes(unmatched, stray):
+    """Warnings (said even with --quiet) on what the times file left out: a hand-in it gives no time (its lateness
+    is the LMS's mark, or unknown) and a row that names no hand-in (a typo, or a student who handed in nothing),
+    each named as people read it."""
     notes = []
     if unmatched:
-        notes.append(f"the times file names no time for {len(unmatched)} hand-in(s): "
-                     f"{', '.join(sorted(set(unmatched))[:8])}{' ...' if len(set(unmatched)) > 8 else ''}")
-    stray = [r for r in records if id(r) not in used]
+        shown = sorted({h.name if h.name == h.student else f"{h.name} ({h.student})" for h in unmatched})
+        notes.append(f"warning: the times file names no time for {len(unmatched)} hand-in(s), so their lateness is "
+                     f"the LMS's mark, or unknown: {', '.join(shown[:8])}{' ...' if len(shown) > 8 else ''}")
     if stray:
-        names = sorted({next(iter(r.who.values())) for r in stray})
-        notes.append(f"{len(stray)} row(s) of the times file match no hand-in: {', '.join(names[:8])}"
-                     f"{' ...' if len(names) > 8 else ''}")
+        names = sorted({_said(r.who) for r in stray})
+        notes.append(f"warning: {len(stray)} row(s) of the times file match no hand-in (a typo, or a student who "
+                     f"handed in nothing here): {', '.join(names[:8])}{' ...' if len(names) > 8 else ''}")
     return notes
+
+
+def _said(who):
+    """A times-file row's student as people read it: "Zed Nobody (moodle:509)", else whatever names them."""
+    key = who.get("key") or who.get("lms_id") or who.get("email") or ""
+    name = who.get("name", "")
+    return f"{name} ({key})" if name and key and name != key else name or key or next(iter(who.values()), "?")

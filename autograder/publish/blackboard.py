@@ -58,6 +58,10 @@ def release_file(lines, column, title):
     return _csv(header, rows)
 
 
+def _absent_score(row):
+    return f"{row.score:g}" if row.status == "missing" else ""
+
+
 def _names(sortable, name):
     """(last, first) from a sortable "Doe, Jane", else from "Jane Doe"."""
     last, comma, first = sortable.partition(",")

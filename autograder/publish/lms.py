@@ -16,9 +16,11 @@ TARGET gets:
   adjustments.csv          Student,ID,score,adjustment,reason: every score changed by hand (`autograder adjust`)
   release_manifest.json    one content hash per student: what the last release wrote
 
-With a roster, a student who handed in nothing by their own deadline is in
-canvas_grades.csv and gradescope_grades.csv with 0 points (`missing`); one
-whose deadline is still ahead is not (the LMS keeps their cell empty).
+With a roster, the grade files list the roster's students, as `gradebook`'s import files do: a student who
+handed in nothing by their own deadline with 0 points (`missing`); one whose deadline is still ahead
+(`not-yet`), or who may have handed in a hand-in the roster cannot place (`unresolved`, which `release`
+refuses without --force), with an empty cell, so the LMS enters nothing.  A hand-in that matches nobody on
+the roster gets its feedback file and no grade row: it is named.
 
 File names pair feedback with students the way the LMS does:
   * a hand-in from a Canvas "Download Submissions" zip keeps Canvas's prefix
@@ -57,7 +59,7 @@ from pathlib import Path
 
 from ..core.csv_cells import Number, csv_text
 from ..feedback.explain import is_test_account
-from ..gradebook.store import late_word
+from ..gradebook.store import UNGRADABLE, late_word
 from . import blackboard, d2l
 from .who import of_absent, of_pending, of_submission
 from ..feedback.write import digest, write_if_changed, zip_bytes
@@ -79,6 +81,7 @@ class Release:
     test_accounts: list = field(default_factory=list)   # the LMS's test accounts, in no file
     blank: list = field(default_factory=list)       # handed in, not graded yet: a blank grade (--force)
     no_grade_row: list = field(default_factory=list)   # in no grade file: moodle_grades.csv needs Moodle's id
+    off_roster: list = field(default_factory=list)  # hand-ins that match nobody on the roster: in no grade file
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,7 @@ class Line:
     late_note: str = ""
     adjustment: float | None = None
     adjust_note: str = ""
+    message: str = ""             # the hand-in's: why an ungradable one got 0 (Moodle's feedback column says it)
 
     @property
     def shown_score(self):
@@ -105,7 +109,7 @@ class Line:
 def graded_line(page, roster):
     s = page.submission
     return Line(of_submission(s, roster), "graded", s.score, s.max_score, s.status, s.submitted_at, s.late,
-                s.penalty, s.late_note, s.adjustment, s.adjust_note)
+                s.penalty, s.late_note, s.adjustment, s.adjust_note, s.message)
 
 
 def missing_line(absent, roster):
@@ -148,8 +152,10 @@ def moodle_csv(lines, max_score):
         if not line.who.moodle_participant:
             left.append(line.who.name if line.who.name == line.who.key else f"{line.who.name} ({line.who.key})")
             continue
+        said = [text for text in line.message.splitlines() if text and not text.startswith("handed in: ")]
+        why = f"{line.status}: {said[0]}" if line.status in UNGRADABLE and said else ""    # a 0 that says why
         rows.append((f"Participant {line.who.moodle_participant}", line.who.name, line.who.email, line.shown_score,
-                     f"{max_score:g}", "", line.adjust_note or ""))
+                     f"{max_score:g}", "", "; ".join(filter(None, [why, line.adjust_note or ""]))))
     return _csv(rows, MOODLE_WORKSHEET_COLUMNS), left
 
 
@@ -172,15 +178,20 @@ def lateness_csv(lines):
 
 
 def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), roster=None):
-    """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points);
-    `blank`: gradebook.read.PendingRow of students not graded yet, released blank (--force); `roster`:
-    {key: roster Student} (ids and the LMS's test accounts, which are in no file)."""
+    """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points,
+    the others, not yet due or unresolved, an empty cell); `blank`: gradebook.read.PendingRow of students not
+    graded yet, released blank (--force); `roster`: {key: roster Student} (ids and the LMS's test accounts,
+    which are in no file)."""
     roster = roster or {}
     whos = {page.student: of_submission(page.submission, roster) for page in pages.pages}
     left_out = [p for p in pages.pages if whos[p.student].test_account or is_test_account(p.submission)]
     kept = [p for p in pages.pages if p not in left_out]
-    lines = [graded_line(p, roster) for p in kept]
-    lines += [missing_line(a, roster) for a in absent if a.status == "missing"]
+    # The grade files list the roster's students, as `gradebook` does: a hand-in that matched nobody on the
+    # roster has its feedback file, and no row an LMS would have to match by hand (named instead).
+    lines = [graded_line(p, roster) for p in kept if p.submission.on_roster != 0]
+    lines += [missing_line(a, roster) if a.status == "missing" else
+              Line(of_absent(a, roster), "blank", None, a.max_score, a.status, adjust_note=a.adjust_note)
+              for a in absent]
     lines += [Line(of_pending(row, roster), "blank") for row in blank]
     lines = [line for line in lines if not line.who.test_account]
     target = Path(target)
@@ -190,7 +201,8 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
     for page in kept:
         students[page.student] = {"file": feedback_file_name(page, whos[page.student]), "sha256": digest(
             page.html, f"{page.submission.score:g}/{page.submission.max_score:g}", page.submission.status)}
-    result = Release(problems=dict(pages.withheld), test_accounts=[p.who for p in left_out])
+    result = Release(problems=dict(pages.withheld), test_accounts=[p.who for p in left_out],
+                     off_roster=[p.who for p in pages.pages if p.submission.on_roster == 0])
     outputs = {f"feedback/{name}": html for name, html in files.items()}
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
     if lms != "moodle":       # a Moodle course's hand-ins carry no Canvas id: a Canvas file would be all blanks
@@ -198,7 +210,7 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
     else:
         outputs["moodle_grades.csv"], result.no_grade_row = moodle_csv(lines, assignment.max_score)
     result.blank = [line.who.name if line.who.name == line.who.key else f"{line.who.name} ({line.who.key})"
-                    for line in lines if line.kind == "blank"]
+                    for line in lines if line.kind == "blank" and line.status == ""]     # handed in, not graded
     outputs["gradescope_grades.csv"] = gradescope_csv(lines)
     outputs[blackboard.RELEASE_FILE] = blackboard.release_file(lines, column, assignment.title)
     outputs[d2l.RELEASE_FILE] = d2l.release_file(lines, column, assignment)

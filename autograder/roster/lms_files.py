@@ -148,8 +148,8 @@ def _read_canvas(path, header, body):
         cells = _cells(header, row)
         first = row[0] if row else ""
         if "Points Possible" in first:     # what each column is worth in Canvas: checked against ours
-            result.points_possible = {c: float(cells[c]) for c in result.lms_columns
-                                      if re.fullmatch(r"\d{1,6}(\.\d{1,4})?", cells.get(c, ""))}
+            result.points_possible = {c: points for c in result.lms_columns
+                                      if (points := _canvas_points(cells.get(c, ""))) is not None}
             continue
         if all(re.fullmatch(r"(Muted|Manual Posting.*)?", c, re.I) for c in cells.values()):
             continue                   # the posting row is not a student
@@ -170,6 +170,18 @@ def _read_canvas(path, header, body):
             email=cells.get("SIS Login ID", "").lower() if "@" in cells.get("SIS Login ID", "") else "",
             section=cells.get("Section", ""), test_student=test))
     return result
+
+
+def _canvas_points(text):
+    """A Points Possible cell as Canvas writes it (gradebook_exporter.rb: I18n.n(points, precision: 2)), in the
+    exporting user's locale: `10.00`, `10,00` (with `;` between fields), `1,000.00` or `1.000,00`; None for
+    `(read only)` and the like.  The separator before the last digits is the decimal one; the others group
+    thousands."""
+    match = re.fullmatch(r"(\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d{1,7})(?:[.,](\d{1,4}))?", text.strip())
+    if not match:
+        return None
+    whole = re.sub(r"\D", "", match.group(1))
+    return float(f"{whole}.{match.group(2)}" if match.group(2) else whole)
 
 
 def _unguard(name):

@@ -4,6 +4,7 @@ Versions (recorded in `PRAGMA user_version`; core/database.py runs the steps):
   0  none recorded: every course.db written before versions were (the last release, f5257e5, had no
      points in lms_columns)
   1  the tables below, as they stood when versions began
+  2  placements: hand-ins the roster could not place, placed by the teaching team (`roster place`)
 
 What each identity column holds, by the LMS whose class list filled it (roster/lms_files.py).  They keep
 the LMS's own words: `login` is the name a student logs in with wherever the LMS has one, `lms_id` the
@@ -57,5 +58,18 @@ def _to_v1(db):
     database.add_columns(db, "lms_columns", (("points", "REAL"),))
 
 
-STEPS = (_to_v1,)
+# Version 2: one row per student a hand-in (its key in the assignment's gradebook) is given to, or one with
+# student NULL: it is nobody's on the roster.
+PLACEMENTS = """
+CREATE TABLE IF NOT EXISTS placements (
+    assignment TEXT NOT NULL, handin TEXT NOT NULL, student TEXT, reason TEXT, placed_by TEXT, placed_at TEXT);
+"""
+
+
+def _to_v2(db):
+    for statement in database.statements(PLACEMENTS):
+        db.execute(statement)
+
+
+STEPS = (_to_v1, _to_v2)
 VERSION = len(STEPS)

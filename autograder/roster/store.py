@@ -12,6 +12,8 @@ It holds what no single assignment's gradebook knows:
   gradings        where older versions last graded each assignment: read only to point a course that
                   graded elsewhere to its folder (an assignment's gradebook is where the course says,
                   core.course.Course.grades_dir, never where a `grade --out` last wrote)
+  placements      whose a hand-in is when the roster could not tell (an anonymous or team hand-in, a file
+                  named by whoever saved it): the teaching team's decision, with who made it, when and why
 
 Nothing here is ever computed into a score: each assignment's gradebook applies
 extensions and adjustments on top of the score it computed, every time it is
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from ..core import database
 from ..core.errors import AutograderError
+from ..core.numbers import MAX_EXTRA_SECONDS, MAX_POINTS
 from ..core.sharing import check_access, new_database
 from . import schema
 
@@ -146,10 +149,7 @@ class Adjustment:
         return f"{change}: {self.reason}"
 
 
-# The most a number stored here may be: far past any assignment's points and any semester's length, near
-# enough that a typo (1e308, inf) is refused before it is stored, and refused again when read.
-MAX_POINTS = 1000.0
-MAX_EXTRA_SECONDS = 366 * 86400.0
+# The most a number stored here may be (core/numbers.py): refused before it is stored, and again when read.
 
 
 def _time_problem(seconds):
@@ -327,6 +327,38 @@ class CourseRecords:
         """{assignment: folder} an older version recorded as the last `grade --out`: never read for grades,
         only to tell a course whose grades are elsewhere where the course's folder is."""
         return {r[0]: Path(r[1]) for r in self.db.execute("SELECT assignment, out_dir FROM gradings")}
+
+    # --- hand-ins the roster could not place ------------------------------------------------------
+
+    @_errors
+    def place(self, assignment, handin, students, reason="", by=None):
+        """Record whose the hand-in keyed `handin` is in `assignment`: the roster students `students` (keys; a
+        team's members), or, when empty, nobody on the roster.  It replaces an earlier decision on it."""
+        with self.db:
+            self.db.execute("DELETE FROM placements WHERE assignment = ? AND handin = ?", (assignment, handin))
+            self.db.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?)",
+                                [(assignment, handin, student, reason or "", by or user(), now())
+                                 for student in (list(dict.fromkeys(students)) or [None])])
+
+    @_errors
+    def placements(self, assignment):
+        """{hand-in key: [student keys]} the teaching team placed in `assignment` ([]: nobody on the roster)."""
+        found = {}
+        for handin, student in self.db.execute("SELECT handin, student FROM placements WHERE assignment = ? "
+                                               "ORDER BY rowid", (assignment,)):
+            found.setdefault(handin, [])
+            if student is not None:
+                found[handin].append(student)
+        return found
+
+    @_errors
+    def placement_rows(self, assignment=None):
+        """[(assignment, hand-in key, student key or None, reason, by, at)], for lists and the history."""
+        query = "SELECT assignment, handin, student, reason, placed_by, placed_at FROM placements"
+        params = ()
+        if assignment is not None:
+            query, params = query + " WHERE assignment = ?", (assignment,)
+        return self.db.execute(query + " ORDER BY assignment, handin, rowid", params).fetchall()
 
     # --- extensions and accommodations -----------------------------------------------------------
 

@@ -74,6 +74,10 @@ def test_a_score_over_the_maximum_or_below_0_needs_allow_over(course):
     assert over.exit_code == 1 and "above the maximum" in over.output and "--allow-over" in over.output
     under = run(course, "adjust", "--assignment", "n-queens", "--student", "bjones", "--points", "-3", "--reason", "x")
     assert under.exit_code == 1 and "below 0" in under.output
+    # The trial: 5.0000001 was refused as "would get 5 / 5 ... above the maximum"; every digit is said.
+    barely = run(course, "adjust", "--assignment", "n-queens", "--student", "bjones", "--score", "5.0000001",
+                 "--reason", "x")
+    assert barely.exit_code == 1 and "would get 5.0000001 / 5" in " ".join(barely.output.split())
     assert grades(course)["Bob Jones"]["score"] == "0"      # his stub earns nothing (issue 33)
     allowed = run(course, "adjust", "--assignment", "n-queens", "--student", "bjones", "--score", "6", "--reason",
                   "bonus for a talk", "--allow-over")

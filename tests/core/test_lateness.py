@@ -62,3 +62,22 @@ def test_without_a_deadline_nothing_is_judged_but_the_lms_mark():
     assert assess("2026-03-03T12:00:00+00:00", True, 5.0, LateRules()).late is True
     capped = assess("2026-03-03T12:00:00+00:00", True, 5.0, LateRules(None, "cap", cap=2.5))
     assert (capped.score, capped.penalty) == (2.5, 2.5)
+
+
+def test_a_later_deadline_of_ones_own_never_makes_a_hand_in_late_the_lms_took_as_on_time():
+    # The trial: Canvas wrote no _LATE_ for Bob (it knew of an extension, or its clock said so), his times file
+    # says an hour after the course deadline; 30 more minutes here, or an accommodation of 0.0000001 days, made
+    # him late.  A deadline of his own is later than the course's: it can only help.
+    rules = LateRules(DEADLINE, "per-day", 0.5)
+    an_hour_after = (DEADLINE + timedelta(hours=1)).isoformat()
+    for own in (DEADLINE + timedelta(minutes=30), DEADLINE + timedelta(seconds=0.0086)):
+        found = assess(an_hour_after, False, 2.9, LateRules(own, "per-day", 0.5), extended="extension")
+        assert (found.late, found.score, found.penalty) == (False, 2.9, 0.0)
+        assert "the LMS marked it on time" in found.note
+    # A LATE mark still gives way to the student's own deadline when the hand-in time says it met it ...
+    met = assess(an_hour_after, True, 2.9, LateRules(DEADLINE + timedelta(hours=2), "per-day", 0.5), "extension")
+    assert (met.late, met.score) == (False, 2.9)
+    # ... and stays late, counted from their own deadline, when it did not.
+    missed = assess(an_hour_after, True, 2.9, LateRules(DEADLINE + timedelta(minutes=30), "per-day", 0.5), "extension")
+    assert (missed.late, missed.score, missed.seconds) == (True, 2.4, 1800)
+    assert assess(an_hour_after, False, 2.9, rules).late is False

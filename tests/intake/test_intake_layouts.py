@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.cli.main import main
-from conftest import ROOT, set_assignment_table, solution_in_a_module
+from conftest import ROOT, copy_course, set_assignment_table, solution_in_a_module
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 OTHER_ASSIGNMENT = ROOT / "examples" / "uninformed-search" / "submissions" / "alice.ipynb"
@@ -365,7 +365,18 @@ def test_a_moodle_worksheet_gives_the_times_and_the_zip_never_does(tmp_path):
     assert (rows["moodle:501"]["late"], rows["moodle:501"]["handed_in_at"]) == ("no", "2026-03-01T23:00:00")
     assert rows["moodle:504"]["late"] == "yes" and "late by 9.5 h" in rows["moodle:504"]["late_note"]
     assert (rows["moodle:503"]["late"], rows["moodle:503"]["handed_in_at"]) == ("", "")   # no time: not judged
-    assert "names no time for 1 hand-in(s): Ann Lee" in output
+    assert "names no time for 1 hand-in(s)" in output and "unknown: Ann Lee" in output
+    # What the times file leaves out is a warning, said even with --quiet (the trial: a note -q hid), naming
+    # people as the roster or the LMS names them, not by the download's file keys.
+    with open(worksheet, "a", encoding="utf-8") as handle:
+        handle.write("Participant 509,Zed Nobody,zed@example.edu,Submitted for grading,,5.00,Yes,"
+                     "\"Sunday, 1 March 2026, 10:00 PM\",-,\n")
+    quiet = CliRunner().invoke(main, ["-q", "--course", str(ROOT), "grade", "--assignment", "n-queens", "--out",
+                                      str(tmp_path / "quiet"), "--times", str(worksheet), str(archive)])
+    assert quiet.exit_code == 0, quiet.output
+    said = " ".join(quiet.output.split())
+    assert "warning: the times file names no time for 1 hand-in(s)" in said and "Ann Lee (moodle:503)" in said
+    assert "warning: 1 row(s) of the times file match no hand-in" in said and "Zed Nobody (moodle:509)" in said
 
 
 def test_a_course_toml_deadline_and_cap_apply_to_classroom_commit_times(course_copy, tmp_path):
@@ -471,7 +482,7 @@ def test_canvas_names_keep_underscores_anonymous_ids_and_text_or_url_entries(tmp
     assert (rows["canvas:1007"]["name"], rows["canvas:1007"]["score"]) == ("team_a", "5")
     assert (rows["canvas:anon_xk2Pq"]["late"], rows["canvas:anon_b7Rt9"]["late"]) == ("no", "yes")
     assert rows["canvas:anon_b7Rt9"]["score"] == "5"
-    for key, kind in (("canvas:1009", "online text entry"), ("canvas:1010", "website URL")):
+    for key, kind in (("canvas:1009", "only online text"), ("canvas:1010", "only a website URL")):
         assert rows[key]["status"] == "no-notebook" and kind in rows[key]["message"]
     assert rows["canvas:1010"]["late"] == "yes"
 
@@ -623,7 +634,7 @@ def test_moodle_as_it_writes_today_folders_without_a_trailing_underscore_online_
     assert (rows["moodle:1234567"]["score"], rows["moodle:1234567"]["handins"]) == ("5", "1")
     assert rows["moodle:1234570"]["score"] == "5"
     assert rows["moodle:1234568"]["status"] == "no-notebook" and "online text" in rows["moodle:1234568"]["message"]
-    assert rows["moodle:1234569"]["status"] == "no-notebook" and "report.pdf" in rows["moodle:1234569"]["message"]
+    assert rows["moodle:1234569"]["status"] == "wrong-file-type" and "report.pdf" in rows["moodle:1234569"]["message"]
 
 
 def test_helper_modules_reach_the_worker_within_their_cap(tmp_path):
@@ -637,3 +648,127 @@ def test_helper_modules_reach_the_worker_within_their_cap(tmp_path):
     files = handin.companion_files()
     assert 0 < len(files) <= MAX_COMPANIONS and sum(map(len, files.values())) <= MAX_COMPANION_BYTES
     assert list(files) == [name for name, _ in helpers[:len(files)]]      # the first ones, in order
+
+
+def test_two_downloads_without_hand_in_times_are_ordered_by_the_lms_never_by_their_score(tmp_path):
+    # The trial: alice 5/5 in one download, 0 in a later one, no hand-in times: the better score won silently.
+    # Canvas numbers every upload, a later one higher (the attachment id of `<name>_<user>_<attachment>_...`).
+    first, later = tmp_path / "submissions.zip", tmp_path / "submissions (1).zip"
+    with zipfile.ZipFile(first, "w") as bundle:
+        add(bundle, ALICE, "smithalice_1001_9001_n-queens.ipynb")
+    with zipfile.ZipFile(later, "w") as bundle:
+        add(bundle, BOB, "smithalice_1001_9002_n-queens.ipynb")
+    for order in ((first, later), (later, first)):
+        out = tmp_path / f"out-{order[0].stem}"
+        rows, _ = grade(out, *order)
+        alice = rows["canvas:1001"]
+        assert (alice["score"], alice["handins"]) == ("0", "2")
+        assert "the later upload counts, by the LMS's order of uploads" in alice["message"]
+
+
+def test_two_downloads_nothing_orders_count_as_given_and_say_the_order_is_unknown(tmp_path):
+    # Nothing tells which came last (no time, no LMS order, the same file times): the download given to `grade`
+    # later counts, whatever its score, and the row and a warning say so.
+    first, later = tmp_path / "one", tmp_path / "two"
+    for folder, notebook in ((first, ALICE), (later, BOB)):
+        folder.mkdir()
+        shutil.copy(notebook, folder / "alice.ipynb")
+        os.utime(folder / "alice.ipynb", (1772366400, 1772366400))     # the same file time: it tells nothing
+    for order, score in (((first, later), "0"), ((later, first), "5")):
+        out = tmp_path / f"out-{order[0].name}"
+        rows, output = grade(out, *order)
+        (alice,) = rows.values()
+        assert (alice["score"], alice["handins"]) == (score, "2")
+        assert alice["message"].startswith("order unknown") and "never the better one" in alice["message"]
+        assert "warning: 1 student(s) with hand-ins from several downloads" in output
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_a_hand_in_with_no_notebook_says_the_same_in_moodle_s_two_layouts(tmp_path, flat):
+    # The trial: online text alone was `no-notebook` with folders but `wrong-file-type` without; a PDF the reverse.
+    # Either layout now says what was handed in, with the same status (intake/assemble.py, nothing_to_grade).
+    sep = "_" if flat else "/"
+    archive = tmp_path / "CS101-N-Queens-42.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, f"Jane Doe_1234567_assignsubmission_file{sep}n-queens.ipynb")
+        add(bundle, b"<p>I could not do it</p>", f"Raj Patel_1234568_assignsubmission_onlinetext{sep}onlinetext.html")
+        add(bundle, b"%PDF-1.4", f"Ann Lee_1234569_assignsubmission_file{sep}report.pdf")
+    course = copy_course(tmp_path / "course")
+    (course / "course.toml").write_text((course / "course.toml").read_text().replace('lms = "other"', 'lms = "moodle"'))
+    rows, _ = grade(tmp_path / "out", archive, course=course)
+    raj, ann = rows["moodle:1234568"], rows["moodle:1234569"]
+    assert (raj["status"], raj["score"]) == ("no-notebook", "0") and "only online text" in raj["message"]
+    assert (ann["status"], ann["score"]) == ("wrong-file-type", "0") and "only report.pdf" in ann["message"]
+    assert rows["moodle:1234567"]["score"] == "5" and len(rows) == 3
+    # The 0 reaches the LMS saying why, not as if nothing had been handed in.
+    released = CliRunner().invoke(main, ["--course", str(course), "release", "--assignment", "n-queens", "--out",
+                                         str(tmp_path / "out"), "--to", str(tmp_path / "release")])
+    assert released.exit_code == 0, released.output
+    assert "0 points, as what they handed in holds no notebook" in released.output
+    with open(tmp_path / "release" / "moodle_grades.csv", newline="", encoding="utf-8-sig") as handle:
+        sheet = {row["Full name"]: row for row in csv.DictReader(handle)}
+    assert sheet["Raj Patel"]["Grade"] == "0" and "no-notebook: no notebook was handed in, only online text" \
+        in sheet["Raj Patel"]["Feedback comments"]
+    assert "wrong-file-type: no notebook was handed in, only report.pdf" in sheet["Ann Lee"]["Feedback comments"]
+
+
+@pytest.mark.parametrize("where", ["grades", "grades/", "."])
+def test_out_at_the_course_s_grades_folder_is_refused_with_the_assignment_s_folder(tmp_path, where, monkeypatch):
+    # The trial: README's `grade --out grades/` put a gradebook beside course.db, a trial run nobody meant;
+    # `gradebook` then said "0 of 4 assignment(s) graded".  Refused, naming the folder the course reads.
+    course = copy_course(tmp_path / "course")
+    monkeypatch.chdir(course)
+    result = run(where, ALICE, course=course)
+    assert result.exit_code != 0 and "give --out grades/n-queens" in " ".join(result.output.split())
+    assert not (course / "grades" / "gradebook.db").exists() and not (course / "gradebook.db").exists()
+    rows, _ = grade(tmp_path / "elsewhere", ALICE, course=course)      # a trial run outside the course still works
+    assert rows["alice"]["score"] == "5"
+
+
+def test_a_sandbox_folder_a_killed_run_left_is_swept_and_a_live_one_kept(tmp_path):
+    # The trial: kill -9 left an autograder-sandbox-* folder in --out for good.  The next `grade` removes one
+    # that no live process works in (pid gone), and never one a running grader still uses.
+    out = tmp_path / "out"
+    dead, live = out / "autograder-sandbox-dead1", out / "autograder-sandbox-live1"
+    for folder in (dead, live):
+        (folder / "work").mkdir(parents=True)
+        (folder / "work" / "x.py").write_text("x = 1\n")
+        os.chmod(folder / "work", 0o500)           # a hand-in may leave a folder without write permission
+        os.utime(folder, (1_700_000_000, 1_700_000_000))
+    worker = subprocess.Popen(["sleep", "60"], cwd=live)
+    try:
+        rows, output = grade(out, ALICE)
+    finally:
+        worker.kill()
+        worker.wait()
+    assert not dead.exists() and live.exists() and rows["alice"]["score"] == "5"
+    assert "autograder-sandbox-dead1" in output and "autograder-sandbox-live1" not in output
+    os.chmod(live / "work", 0o700)
+
+
+def test_canvas_names_by_content_zipper_s_grammar_late_in_a_name_and_digits_only_names(tmp_path):
+    # The trial (finding 11): Canvas writes its mark as `LATE`; a lower-case `late` is the name's (user "Jo_Late",
+    # a student named Late), and a name of digits only (`2024`) is a name, not the user id.
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, ALICE, "jo_late_1014_9014_n-queens.ipynb")
+        add(bundle, ALICE, "late_1013_9013_n-queens.ipynb")
+        add(bundle, ALICE, "2024_1009_9009_n-queens.ipynb")
+        add(bundle, ALICE, "kingcarol_LATE_1003_9003_n-queens.ipynb")
+    rows, _ = grade(tmp_path / "out", archive, extra=("--late-policy", "per-day", "--late-penalty", "0.5"))
+    assert set(rows) == {"canvas:1014", "canvas:1013", "canvas:1009", "canvas:1003"}
+    assert [rows[k]["late"] for k in ("canvas:1014", "canvas:1013", "canvas:1009")] == ["no", "no", "no"]
+    assert (rows["canvas:1003"]["late"], rows["canvas:1003"]["score"]) == ("yes", "4.5")
+
+
+def test_a_second_canvas_upload_of_the_same_name_is_named_like_the_assignment(tmp_path):
+    # The trial (finding 6): one submission of n-queens.ipynb (bob's, 0) and n-queens-1.ipynb (Canvas's name for
+    # a file uploaded again under that name, 5/5) scored 0: the -1 file was not "named like the assignment".
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, BOB, "smithalice_1001_9001_n-queens.ipynb")
+        add(bundle, ALICE, "smithalice_1001_9002_n-queens-1.ipynb")
+        add(bundle, BOB, "jonesbob_1002_9003_n-queens.ipynb")
+        add(bundle, ALICE, "jonesbob_1002_9004_n-queens (1).ipynb")
+    rows, _ = grade(tmp_path / "out", archive)
+    assert (rows["canvas:1001"]["score"], rows["canvas:1002"]["score"]) == ("5", "5")

@@ -130,3 +130,31 @@ def test_ctrl_c_leaves_not_graded_rows_that_release_refuses_and_a_rerun_finishes
     assert f"graded {left} hand-in(s)" in resumed.stdout
     assert f"{len(CLASS) - left} unchanged since an earlier run" in resumed.stdout or left == len(CLASS)
     assert {r["status"] for r in table(out / "grades.csv")} <= {"graded", "timeout"}
+
+
+def test_the_test_student_s_hand_in_left_waiting_is_in_no_file_after_force(course_copy, tmp_path):
+    # The trial (finding 14): Canvas's Test Student, whose hand-in a Ctrl-C left not graded, was in
+    # canvas_grades.csv after `release --force` (`Test Student,1099,,,,`) and named in its warning.
+    course = course_copy
+    roster = ("Student,ID,SIS User ID,SIS Login ID,Section,N-Queens (501)\n    Points Possible,,,,,5\n"
+              '"Alice, Student",2001,S2001,alice,A,\n"Peggy, Student",2003,S2003,peggy,A,\n'
+              '"Student, Test",9999,,4f3a9c0e1b2d,A,\n')
+    (tmp_path / "export.csv").write_text(roster)
+    assert cli(course, "roster", "import", str(tmp_path / "export.csv")).returncode == 0
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w") as archive:     # canvas:9999 is graded last: peggy's loop holds it back
+        archive.write(SUBMISSIONS / "alice.ipynb", "alicestudent_2001_9001_n-queens.ipynb")
+        archive.write(SUBMISSIONS / "peggy.ipynb", "peggystudent_2003_9003_n-queens.ipynb")
+        archive.write(SUBMISSIONS / "alice.ipynb", "studenttest_9999_9009_n-queens.ipynb")
+    out = course / "grades" / "n-queens"
+    command = [sys.executable, "-m", "autograder", "--course", str(course), "grade", "--assignment", "n-queens",
+               "--jobs", "1", "--out", str(out), str(download)]
+    interrupt(command, out / "gradebook.db", 1)
+    assert any(r["status"] == "not-graded" and r["student"] == "canvas:9999" for r in table(out / "grades.csv"))
+    forced = cli(course, "release", "--out", str(out), "--to", str(tmp_path / "forced"), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert "9999" not in {r["ID"] for r in table(tmp_path / "forced" / "canvas_grades.csv")}
+    assert "Test Student" not in forced.stderr
+    book = cli(course, "gradebook", "--to", str(tmp_path / "book"), "--force")
+    assert book.returncode == 0, book.stderr
+    assert "9999" not in {r["ID"] for r in table(tmp_path / "book" / "lms" / "canvas_import.csv")}

@@ -116,3 +116,15 @@ def test_d2l_s_import_finds_each_user_by_username_and_orgdefinedid_and_keeps_lea
     assert imported["user0"]["Title of n-queens"] == 3.5
     assert '"#000",#user0' in text or "#000,#user0" in text                        # 000, not 0
     assert any("d2l_import.csv" in p and "<Numeric MaxPoints:5>" in p for p in files.problems)   # a new item
+
+
+def test_a_blackboard_or_d2l_roster_import_names_its_own_lms_s_columns(tmp_path):
+    # The trial: both imports said "Canvas grade columns seen: ...".
+    from click.testing import CliRunner
+    from autograder.cli.main import main
+    from conftest import copy_course
+    for text, name, lms in ((BLACKBOARD_DOWNLOAD, "gc.csv", "Blackboard"), (D2L_EXPORT, "d2l.csv", "D2L")):
+        course = copy_course(tmp_path / lms / "course")
+        done = CliRunner().invoke(main, ["--course", str(course), "roster", "import", str(write(tmp_path, text, name))])
+        assert done.exit_code == 0, done.output
+        assert f"{lms} grade columns seen: " in done.output and "Canvas" not in done.output

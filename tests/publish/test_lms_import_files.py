@@ -99,10 +99,16 @@ def test_gradescope_classroom_and_plain_files():
     book = sample_book()
     for row in book.rows:
         row.student = replace(row.student, lms="classroom")
+    # The repository is the one the hand-in came from (the trial: n-queens-puzzle-alice was written as an
+    # invented n-queens-alice); a mark with no clone behind it names none.
+    first = book.rows[0]
+    first.marks["bitwise-queens"] = replace(first.marks["bitwise-queens"],
+                                            source="bitwise-queens-puzzle-login0/bitwise-queens.ipynb")
     classroom = rows(import_files(book, COLUMNS).files["classroom_grades.csv"])
     assert classroom[0][:5] == ["assignment_name", "assignment_url", "starter_code_url", "github_username",
                                 "roster_identifier"]
-    assert classroom[1][3:6] == ["login0", "S1000", "bitwise-queens-login0"]
+    assert classroom[1][3:6] == ["login0", "S1000", "bitwise-queens-puzzle-login0"]
+    assert all(row[5] != f"{row[0]}-{row[3]}" for row in classroom[1:])     # never made up from the login
     plain = {row[0]: row for row in rows(files["plain_grades.csv"])}
     assert plain["stray"][-3] == "no" and plain["canvas:1003"][-2] == "bitwise-queens n-queens"
 
@@ -150,10 +156,10 @@ def test_a_canvas_column_two_assignments_would_share_goes_to_neither():
     from autograder.publish.course.write import canvas_columns
     course = SimpleNamespace(lms_column=lambda assignment_id: "N-Queens (501)" if assignment_id in (
         "n-queens", "no-three-in-line") else None)
-    columns, problems = canvas_columns(course, sample_book(), ["N-Queens (501)", "Bitwise Queens (502)"])
+    columns, problems, shared = canvas_columns(course, sample_book(), ["N-Queens (501)", "Bitwise Queens (502)"])
     assert columns == {"bitwise-queens": "Bitwise Queens (502)"}
-    assert problems == ["the Canvas column 'N-Queens (501)' fits n-queens and no-three-in-line: set each one's "
-                        "lms_column in course.toml"]
+    assert shared == {"N-Queens (501)": ["n-queens", "no-three-in-line"]}
+    assert problems[0].startswith("the Canvas column 'N-Queens (501)' is n-queens and no-three-in-line's alike")
 
 
 def test_a_name_with_control_characters_or_too_long_for_a_cell_still_gives_a_workbook():
@@ -166,3 +172,36 @@ def test_a_name_with_control_characters_or_too_long_for_a_cell_still_gives_a_wor
     header = [c.value for c in sheet[1]]
     assert sheet.cell(2, header.index("name") + 1).value == "Ann Lee"
     assert len(sheet.cell(2, header.index("section") + 1).value) == 32767
+
+
+def test_a_comma_decimal_canvas_export_gives_its_points_possible(tmp_path):
+    # The trial: an export in a comma-decimal locale (gradebook_exporter.rb: I18n.n(points, precision: 2), `;`
+    # between fields, a BOM) wrote `10,00`, which was not read, so a column worth 10 in Canvas went unchecked.
+    from autograder.roster.lms_files import read_roster
+    table = [["LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Section", "N-Queens (501)",
+              "Bitwise Queens (503)", "Big (504)"],
+             ["", "", "", "", "", "", "Manual Posting", "", ""],
+             ["    Points Possible", "", "", "", "", "", "5,00", "10,00", "1.000,00"],
+             ["Smith", "Alice", "1001", "S1001", "asmith", "Section 1", "", "", ""]]
+    text = io.StringIO()
+    csv.writer(text, delimiter=";").writerows(table)
+    path = tmp_path / "export.csv"
+    path.write_text(text.getvalue(), encoding="utf-8-sig", newline="")
+    found = read_roster(path)
+    assert found.points_possible == {"N-Queens (501)": 5.0, "Bitwise Queens (503)": 10.0, "Big (504)": 1000.0}
+    (tmp_path / "dot.csv").write_text(text.getvalue().replace(";", ",").replace('"', "").replace("5,00", "5.00")
+                                      .replace("10,00", "10.00").replace("1.000,00", "\"1,000.00\""))
+    assert read_roster(tmp_path / "dot.csv").points_possible == found.points_possible
+
+
+def test_gradescope_s_email_column_never_holds_a_key():
+    # The trial (finding 16): a missing student's row had `email:tstudent@uni.example`, the key, as Email.
+    from types import SimpleNamespace
+    from autograder.release.lms import gradescope_csv
+    absent = [SimpleNamespace(student="email:tstudent@uni.example", name="Terry Student", status="missing",
+                              score=0.0, max_score=5.0),
+              SimpleNamespace(student="moodle:501", name="Jane Doe", status="missing", score=0.0, max_score=5.0)]
+    table = rows(gradescope_csv([], absent))
+    assert [row[2] for row in table[1:]] == ["", ""] and not any("email:" in cell for row in table for cell in row)
+    people = {"moodle:501": SimpleNamespace(email="jane@uni.example")}
+    assert rows(gradescope_csv([], absent[1:], people))[1][2] == "jane@uni.example"

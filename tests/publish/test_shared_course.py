@@ -57,30 +57,38 @@ def as_user(person, home, course, *args):
     return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, cwd=home, umask=0o022)
 
 
+def _course_of(base, instructor, gid, people, class_list):
+    """A copy of the course in `base`, the instructor's and the group's; a home for each of `people`; the roster
+    export (base/export.csv) and a Canvas download of `class_list`, readable by all."""
+    base.chmod(0o755)
+    course = copy_course(base / "course")
+    configure(course)
+    for path in [course, *course.rglob("*")]:
+        os.chown(path, pwd.getpwnam(instructor).pw_uid, gid)
+    homes = {}
+    for person in people:
+        homes[person] = base / f"home-{person}"
+        homes[person].mkdir()
+        os.chown(homes[person], pwd.getpwnam(person).pw_uid, gid)
+    (base / "export.csv").write_text(CANVAS_ROSTER)
+    download = canvas_zip(base / "nq.zip", "n-queens", class_list)
+    for path in (base / "export.csv", download):
+        path.chmod(0o644)
+    return course, homes, download
+
+
 def test_a_ta_in_the_course_group_runs_every_verb(staff, tmp_path_factory):
     group, instructor, ta, outsider = staff
     gid = grp.getgrnam(group).gr_gid
     base = Path(tempfile.mkdtemp(prefix="autograder-shared-"))
     try:
-        base.chmod(0o755)
-        course = copy_course(base / "course")
-        configure(course)
-        for path in [course, *course.rglob("*")]:
-            os.chown(path, pwd.getpwnam(instructor).pw_uid, gid)
+        course, homes, download = _course_of(base, instructor, gid, (instructor, ta, outsider),
+                                             ["alice", "bob", "carol", "dave", "erin"])
         # The setup docs/semester.md gives: the grades folder the group's, setgid, no one else's.
         grades = course / "grades"
         grades.mkdir()
         os.chown(grades, pwd.getpwnam(instructor).pw_uid, gid)
         grades.chmod(0o2770)
-        homes = {}
-        for person in (instructor, ta, outsider):
-            homes[person] = base / f"home-{person}"
-            homes[person].mkdir()
-            os.chown(homes[person], pwd.getpwnam(person).pw_uid, gid)
-        (base / "export.csv").write_text(CANVAS_ROSTER)
-        download = canvas_zip(base / "nq.zip", "n-queens", ["alice", "bob", "carol", "dave", "erin"])
-        for path in (base / "export.csv", download):
-            path.chmod(0o644)
 
         def ok(person, *args):
             done = as_user(person, homes[person], course, *args)
@@ -111,5 +119,42 @@ def test_a_ta_in_the_course_group_runs_every_verb(staff, tmp_path_factory):
                 assert stat.S_IMODE(mode) == 0o660, (path, oct(mode))
         outside = as_user(outsider, homes[outsider], course, "roster")
         assert outside.returncode != 0 and "Permission denied" in outside.stderr + outside.stdout
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_course_shared_after_it_has_grades_is_repaired_by_its_owner_and_refused_clearly_before(staff):
+    # The trial (finding 17): the recipe's `chmod g+s grades` set setgid on grades/ alone; a TA's new report.html
+    # and hand-in folders got the TA's own group, and the next member of the group was refused.
+    group, instructor, ta, _ = staff
+    gid = grp.getgrnam(group).gr_gid
+    base = Path(tempfile.mkdtemp(prefix="autograder-shared-"))
+    try:
+        course, homes, download = _course_of(base, instructor, gid, (instructor, ta), ["alice", "bob", "carol"])
+        out = course / "grades" / "n-queens"
+
+        def run(person, *args):
+            return as_user(person, homes[person], course, *args)
+
+        # Graded while the course was private (0700 folders, 0600 files), then the old recipe, word for word.
+        assert run(instructor, "roster", "import", str(base / "export.csv")).returncode == 0
+        assert run(instructor, "grade", "--assignment", "n-queens", "--out", str(out), str(download)).returncode == 0
+        subprocess.run(f"chgrp -R {group} grades && chmod -R g+rwX,o-rwx grades && chmod g+s grades", shell=True,
+                       cwd=course, check=True)
+        refused = run(ta, "report", "--out", str(out))
+        said = " ".join(refused.stderr.split())
+        assert refused.returncode == 1 and "not the group's" in said, refused.stderr
+        assert "find grades -type d -exec chmod g+s {} +" in said and "Traceback" not in said
+        # The owner's next command repairs them; then the TA works, and the next member of the group after her.
+        assert run(instructor, "report", "--out", str(out)).returncode == 0
+        for person in (ta, instructor, ta):
+            done = run(person, "grade", "--assignment", "n-queens", "--out", str(out), "--regrade", "--student",
+                       "asmith", str(download))
+            assert done.returncode == 0, done.stderr
+            assert run(person, "report", "--out", str(out)).returncode == 0
+        for path in [course / "grades", *(course / "grades").rglob("*")]:
+            assert path.stat().st_gid == gid, path
+            if path.is_dir():
+                assert path.stat().st_mode & 0o2070 == 0o2070, (path, oct(path.stat().st_mode))
     finally:
         shutil.rmtree(base, ignore_errors=True)

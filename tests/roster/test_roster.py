@@ -100,33 +100,52 @@ class Handin:
     name: str
     lms_id: str = ""
     email: str = ""
+    lms: str = ""
 
 
-def test_hand_ins_match_by_key_alias_email_then_a_unique_name(tmp_path):
+def test_hand_ins_match_by_key_alias_email_then_a_name_the_lms_wrote(tmp_path):
     with CourseRecords(tmp_path / "course.db") as records:
         records.import_roster(read_roster(write(tmp_path, CANVAS)), "x")
         students = records.students(include_off_roster=True)
-    found = match([Handin("moodle:9", "x"), Handin("bob", "bob"), Handin("folder", "Alice Smith")], students,
-                  {"moodle:9": "canvas:1002"})
-    assert {k: s.key for k, s in found.matched.items()} == {"moodle:9": "canvas:1002", "folder": "canvas:1001"}
+    found = match([Handin("moodle:9", "x"), Handin("bob", "bob", lms="file"),
+                   Handin("d2l:name:Alice Smith", "Alice Smith", lms="d2l")], students, {"moodle:9": "canvas:1002"})
+    assert {k: s.key for k, s in found.matched.items()} == {"moodle:9": "canvas:1002",
+                                                             "d2l:name:Alice Smith": "canvas:1001"}
     assert found.unmatched == ["bob"] and [n for n, _ in found.by_name] == ["Alice Smith"]
-    assert any("match nobody" in note for note in found.notes())
-    assert any("by name alone" in note and "Alice Smith" in note for note in found.notes())
+    assert any("cannot place" in note and "bob" in note for note in found.notes())
+    assert any("by the name the LMS wrote" in note and "Alice Smith" in note for note in found.notes())
+
+
+def test_a_name_someone_chose_never_places_a_hand_in(tmp_path):
+    # Issue 32's rule, for names as for logins: `Alice Smith.ipynb` (a file whoever saved it named) and a
+    # folder so named are nobody's by their name; they stay unplaced, and say why.
+    with CourseRecords(tmp_path / "course.db") as records:
+        records.import_roster(read_roster(write(tmp_path, CANVAS)), "x")
+        students = records.students(include_off_roster=True)
+    found = match([Handin("Alice Smith", "Alice Smith", lms="file"), Handin("eve", "eve", lms="folder"),
+                   Handin("Alice_Smith", "Alice Smith", lms="zip")], students, {})
+    assert found.matched == {} and not found.by_name
+    assert [why for _, _, why in found.unplaced] == ["a file is named by whoever saved it, and a name decides no grade",
+                                                  "a folder is named by whoever made it, and a name decides no grade",
+                                                  "a zip is named by whoever saved it, and a name decides no grade"]
 
 
 def test_a_name_never_merges_a_hand_in_into_another_students_row(tmp_path):
-    # Alice's own hand-in came in under her Canvas id; a folder named after her (a classmate's, or a
+    # Alice's own hand-in came in under her Canvas id; one the LMS named after her (a classmate's, or a
     # second Alice) must keep its own row, not replace or join hers.  Two name-only hand-ins for one
     # student are the same: neither is surely hers.
     with CourseRecords(tmp_path / "course.db") as records:
         records.import_roster(read_roster(write(tmp_path, CANVAS)), "x")
         students = records.students(include_off_roster=True)
-    found = match([Handin("canvas:1001", "smithalice"), Handin("folder", "Alice Smith")], students, {})
+    found = match([Handin("canvas:1001", "smithalice", lms="canvas"),
+                   Handin("teams:Alice Smith", "Alice Smith", lms="teams")], students, {})
     assert {k: s.key for k, s in found.matched.items()} == {"canvas:1001": "canvas:1001"}
     assert [(n, s.key) for n, s in found.name_taken] == [("Alice Smith", "canvas:1001")] and not found.by_name
     assert any("never merges" in note and "Alice Smith" in note for note in found.notes())
+    assert [key for _, key, _ in found.unplaced] == ["teams:Alice Smith"]
 
-    found = match([Handin("one", "Alice Smith"), Handin("two", "smith alice")], students, {})
+    found = match([Handin("teams:one", "Alice Smith", lms="teams"), Handin("teams:two", "smith alice", lms="teams")],
+                  students, {})
     assert found.matched == {} and len(found.name_taken) == 2 and not found.unmatched
 
 

@@ -4,13 +4,13 @@ Each assignment's grades come from its own gradebook.db, in the one folder the
 course names for it (Course.grades_dir: grades/<id>/ unless course.toml says
 otherwise; `gradebook --from` overrides it for one run): the counted
 hand-in's score after lateness and adjustments, or the roster student's
-`missing` or `not-yet` row.  A student is a roster student, or, when a
-hand-in matched nobody on the roster, that hand-in's own key, flagged: no
-row is dropped.  The Test Student is kept apart, in no row and no figure.
+`missing`, `not-yet` or `unresolved` row.  A student is a roster student, or,
+when a hand-in matched nobody on the roster, that hand-in's own key, flagged:
+no row is dropped.  The Test Student is kept apart, in no row and no figure.
 
-Totals count every assignment that has a gradebook; `not-yet` counts as
-nothing yet (neither points nor possible points), so a student's running
-total is out of what was due.
+Totals count every assignment that has a gradebook; `not-yet`, `not-graded`
+and `unresolved` count as nothing yet (neither points nor possible points),
+so a student's running total is out of what is known to be due.
 """
 
 import sqlite3
@@ -21,7 +21,7 @@ from ...core.assignment import load_assignment
 from ...core.course import late_rules
 from ...roster.store import Student
 from ...gradebook.read import FeedbackError, gradebook_path
-from ...gradebook.store import ABSENT, NOT_GRADED, Gradebook
+from ...gradebook.store import ABSENT, NO_SCORE, NOT_GRADED, UNRESOLVED, Gradebook, set_aside
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Mark:
     assignment: str
     score: float
     max_score: float
-    status: str                   # a hand-in's status, or missing / not-yet
+    status: str                   # a hand-in's status, or missing / not-yet / unresolved
     late: bool | None = None
     penalty: float = 0.0
     adjustment: float | None = None
@@ -47,6 +47,8 @@ class Mark:
     deadline: str = ""            # the student's own deadline
     handed_in_at: str = ""
     message: str = ""
+    source: str = ""              # where the counted hand-in came from
+    repository: str = ""          # the GitHub Classroom clone it came from (the gradebook keeps it)
 
     @property
     def missing(self):
@@ -54,8 +56,9 @@ class Mark:
 
     @property
     def due(self):
-        """Counts in totals: anything but `not-yet` and `not-graded` (handed in, no grade yet: never a number)."""
-        return self.status not in ("not-yet", NOT_GRADED)
+        """Counts in totals: anything but `not-yet`, `not-graded` (handed in, no grade yet: never a number) and
+        `unresolved` (a hand-in the roster cannot place may be theirs)."""
+        return self.status not in NO_SCORE
 
     @property
     def not_graded(self):
@@ -101,6 +104,7 @@ class CourseBook:
     test_students: list           # Student: the LMS's test accounts, in no row
     history: list                 # HistoryEvent, by student then time
     points_per_assignment: float = 5.0
+    unplaced: dict = field(default_factory=dict)   # assignment id -> [(key, name, source, why)]
 
     @property
     def max_total(self):
@@ -111,10 +115,17 @@ class CourseBook:
 
     def not_graded(self):
         """{assignment id: [CourseRow]} of students whose hand-in is not graded yet (a run stopped half way)."""
+        return self._with_status(NOT_GRADED)
+
+    def unresolved(self):
+        """{assignment id: [CourseRow]} of roster students whose grade waits for a hand-in to be placed."""
+        return self._with_status(UNRESOLVED)
+
+    def _with_status(self, status):
         found = {}
         for row in self.rows:
             for assignment, mark in row.marks.items():
-                if mark.not_graded:
+                if mark.status == status:
                     found.setdefault(assignment, []).append(row)
         return {a.id: found[a.id] for a in self.assignments if a.id in found}
 
@@ -128,7 +139,7 @@ def read_course_book(course, records, gradebooks=None):
     test_keys = {s.key for s in students if s.test_student}
     rows = {s.key: CourseRow(s) for s in on_roster if not s.test_student}
     known = {s.key: s for s in students}
-    columns, history = [], []
+    columns, history, unplaced = [], [], {}
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)
         folder = where.get(assignment_id, course.grades_dir(assignment_id))
@@ -152,8 +163,12 @@ def read_course_book(course, records, gradebooks=None):
                 row.marks[assignment_id] = Mark(
                     assignment_id, grade.score, grade.max_score, grade.status, None if grade.late is None
                     else bool(grade.late), grade.penalty or 0.0, grade.adjustment, grade.adjust_note or "",
-                    grade.deadline or "", grade.handed_in_at or "", grade.message or "")
+                    grade.deadline or "", grade.handed_in_at or "", grade.message or "", grade.source or "",
+                    grade.repository or "")
             history += _handins(gradebook, assignment_id, test_keys)
+            found = gradebook.unplaced(assignment_id, set_aside(records, assignment_id)) if records else []
+            if found:
+                unplaced[assignment_id] = found
         except sqlite3.DatabaseError as error:
             raise FeedbackError(f"{path}: {error}") from None
         finally:
@@ -166,6 +181,10 @@ def read_course_book(course, records, gradebooks=None):
             if extension.withdrawn_at:
                 history.append(HistoryEvent(extension.student, extension.assignment, extension.withdrawn_at,
                                             "withdrawn", f"extension #{extension.id} (by {extension.withdrawn_by})"))
+        for assignment_id, handin, student, reason, by, at in records.placement_rows():
+            history.append(HistoryEvent(student or handin, assignment_id, at or "", "placed",
+                                        f"hand-in {handin} placed on {records.who(student) if student else 'nobody on the roster'}"
+                                        + (f": {reason}" if reason else "") + f" (by {by})"))
         for adjustment in records.adjustments(all_of_them=True):
             before = "" if adjustment.score_before is None else f", score before {adjustment.score_before:g}"
             history.append(HistoryEvent(adjustment.student, adjustment.assignment, adjustment.made_at, "adjustment",
@@ -181,7 +200,7 @@ def read_course_book(course, records, gradebooks=None):
                                                    (r.student.sortable_name or r.student.name).casefold(),
                                                    r.student.key))
     return CourseBook(course.name, columns, ordered, [s for s in students if s.test_student], history,
-                      course.points_per_assignment)
+                      course.points_per_assignment, unplaced)
 
 
 def _handins(gradebook, assignment_id, test_keys):

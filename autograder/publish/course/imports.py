@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from ...core.csv_cells import Verbatim, csv_text
 from ...core.listing import names
 from ...core.lms_columns import ASSIGNMENT_COLUMN
+from ...gradebook.store import UNGRADABLE
 from .. import blackboard, d2l
 from ..lms import CANVAS_COLUMNS
 
@@ -136,7 +137,10 @@ def _feedback(mark):
     if mark.missing:
         return "missing: nothing handed in by the deadline"
     parts = []
-    if mark.status != "graded":
+    if mark.status in UNGRADABLE:       # a 0 that says why: what was handed in was no notebook
+        said = [line for line in (mark.message or "").splitlines() if line and not line.startswith("handed in: ")]
+        parts.append(f"{mark.status}: {said[0]}" if said else mark.status)
+    elif mark.status != "graded":
         parts.append(mark.status)
     if mark.late:
         parts.append(f"late, {mark.penalty:g} point(s) off" if mark.penalty else "late")
@@ -178,7 +182,9 @@ def _classroom(book, graded, roster, lms_columns, points_possible, result):
     for assignment in graded:
         for row in students:
             s, mark = row.student, row.marks.get(assignment.id)
-            rows.append([assignment.id, "", "", s.login, s.sis_id or s.email, f"{assignment.id}-{s.login}", "",
+            # The repository the hand-in came from (its clone's folder), never one made up from the login.
+            repository = mark.repository if mark is not None else ""
+            rows.append([assignment.id, "", "", s.login, s.sis_id or s.email, repository, "",
                          mark.handed_in_at if mark else "", _score(row, assignment), f"{assignment.max_score:g}"])
     return csv_text(CLASSROOM_COLUMNS, rows)
 

@@ -17,6 +17,7 @@ from ...feedback.write import write_if_changed
 from .book import read_course_book
 from ...gradebook import lock
 from ...gradebook.read import FeedbackError, gradebook_path
+from ...gradebook.store import UNGRADABLE
 from ...roster.store import CourseRecords, unusable
 from ..canvas_checks import check_canvas_columns
 from .sheets import course_grade_files
@@ -50,9 +51,30 @@ def canvas_columns(course, book, seen):
         if column is not None:
             by_column.setdefault(column, []).append(assignment_id)
     shared = {column: ids for column, ids in by_column.items() if len(ids) > 1}
-    problems = [f"the Canvas column {column!r} fits {' and '.join(ids)}: set each one's lms_column in course.toml"
-                for column, ids in shared.items()]
-    return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems
+    problems = [f"the Canvas column {column!r} is {' and '.join(ids)}'s alike (course.toml's lms_column, or the "
+                "export's column that names each): Canvas would put one's scores over the other's. Give each its "
+                "own lms_column in course.toml" for column, ids in shared.items()]
+    return {a: c for a, c in chosen.items() if c is not None and c not in shared}, problems, shared
+
+
+def unplaced_lines(assignment_id, found, limit=8):
+    """What to tell about an assignment's unplaced hand-ins [(key, name, source, why)], and how to place each:
+    one line per reason, naming the keys to give `roster place`."""
+    reasons = {}
+    for row in found:
+        reasons.setdefault(row[3], []).append(_unplaced_who(row))
+    lines = [f"{assignment_id}, unplaced: {names(keys, limit)}: {why}" for why, keys in reasons.items()]
+    if found:
+        lines.append(f"place each: `autograder roster place --assignment {assignment_id} KEY --student WHO` (a team's: "
+                     "--student for each member; `--file` for many), or `... KEY --nobody --reason WHY` when it is "
+                     f"no roster student's; no regrade is needed (`autograder roster place --assignment "
+                     f"{assignment_id}` lists them)")
+    return lines
+
+
+def _unplaced_who(row):
+    key, name = row[0], row[1]
+    return key if not name or name == key else f"{name} ({key})"
 
 
 def _error(message, details=()):
@@ -106,9 +128,19 @@ def _write(course, target, gradebooks, points_possible, force):
             [f"finish {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS` again "
              "(the command that was stopped); it grades only what is left" for a in waiting]
             + ["or give --force to write those students' cells blank (never 0)"])
+    unresolved = book.unresolved()
+    if unresolved and not force:
+        raise _error("hand-ins the roster cannot place, so whether these students handed in is not known and no "
+                     "grade file is written: " + "; ".join(f"{a}: {names([r.student.who for r in rows])}"
+                                                           for a, rows in unresolved.items()),
+                     [line for a in unresolved for line in unplaced_lines(a, book.unplaced.get(a, []))]
+                     + ["or give --force to write those students' cells blank (never 0)"])
     done = CourseGradebook(book)
-    columns, done.problems = canvas_columns(course, book, seen)
+    columns, done.problems, shared = canvas_columns(course, book, seen)
     graded = {a.id for a in book.graded()}
+    clashes = [p for p, ids in zip(done.problems, shared.values()) if graded & set(ids)]
+    if clashes:             # said as it is, not as "has no column": both assignments have the one column
+        raise _error(clashes[0], clashes[1:])
     refusals, warnings = check_canvas_columns(course, {a: columns.get(a) for a in graded}, seen, points,
                                               {a.id: a.max_score for a in book.assignments})
     if refusals:
@@ -118,6 +150,19 @@ def _write(course, target, gradebooks, points_possible, force):
     if waiting:
         done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
                           for a, rows in waiting.items()]
+    if unresolved:
+        done.problems += [f"{a}: written blank, unresolved (a hand-in the roster cannot place may be theirs): "
+                          f"{names([r.student.who for r in rows])}" for a, rows in unresolved.items()]
+    for assignment in book.graded():
+        ungradable = [f"{r.student.who} ({r.marks[assignment.id].status})" for r in book.rows
+                      if assignment.id in r.marks and r.marks[assignment.id].status in UNGRADABLE]
+        if ungradable:
+            done.notes.append(f"{assignment.id}: 0 points, as what they handed in holds no notebook that could be "
+                              f"graded (grades.csv says what it was): {names(ungradable)}")
+    for assignment_id, found in book.unplaced.items():
+        if assignment_id not in unresolved:     # nobody's grade waits on them, but their grades reach no LMS file
+            done.problems.append(f"{assignment_id}: hand-ins the roster cannot place, in plain_grades.csv only: "
+                                 + names([_unplaced_who(row) for row in found]))
 
     imports = import_files(book, columns, points_possible, seen)
     done.problems += imports.problems
