@@ -103,7 +103,8 @@ def test_gradescope_classroom_and_plain_files():
     # invented n-queens-alice); a mark with no clone behind it names none.
     first = book.rows[0]
     first.marks["bitwise-queens"] = replace(first.marks["bitwise-queens"],
-                                            source="bitwise-queens-puzzle-login0/bitwise-queens.ipynb")
+                                            source="bitwise-queens-puzzle-login0/bitwise-queens.ipynb",
+                                            repository="bitwise-queens-puzzle-login0")
     classroom = rows(import_files(book, COLUMNS).files["classroom_grades.csv"])
     assert classroom[0][:5] == ["assignment_name", "assignment_url", "starter_code_url", "github_username",
                                 "roster_identifier"]
@@ -197,11 +198,13 @@ def test_a_comma_decimal_canvas_export_gives_its_points_possible(tmp_path):
 def test_gradescope_s_email_column_never_holds_a_key():
     # The trial (finding 16): a missing student's row had `email:tstudent@uni.example`, the key, as Email.
     from types import SimpleNamespace
-    from autograder.release.lms import gradescope_csv
+    from autograder.publish.lms import gradescope_csv, missing_line
+    from autograder.roster.store import Student
     absent = [SimpleNamespace(student="email:tstudent@uni.example", name="Terry Student", status="missing",
-                              score=0.0, max_score=5.0),
-              SimpleNamespace(student="moodle:501", name="Jane Doe", status="missing", score=0.0, max_score=5.0)]
-    table = rows(gradescope_csv([], absent))
+                              score=0.0, max_score=5.0, adjust_note=""),
+              SimpleNamespace(student="moodle:501", name="Jane Doe", status="missing", score=0.0, max_score=5.0,
+                              adjust_note="")]
+    table = rows(gradescope_csv([missing_line(a, {}) for a in absent]))
     assert [row[2] for row in table[1:]] == ["", ""] and not any("email:" in cell for row in table for cell in row)
-    people = {"moodle:501": SimpleNamespace(email="jane@uni.example")}
-    assert rows(gradescope_csv([], absent[1:], people))[1][2] == "jane@uni.example"
+    roster = {"moodle:501": Student("moodle:501", "Jane Doe", lms="moodle", email="jane@uni.example")}
+    assert rows(gradescope_csv([missing_line(absent[1], roster)]))[1][2] == "jane@uni.example"
