@@ -44,9 +44,12 @@ from .options import ASSIGNMENT, graded_assignment
 def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, force):
     """Release feedback and grades (LMS files or Classroom branches), or the student bundle."""
     if students_bundle:
-        written = release_students(load_course(course_root), target)
+        bundle = release_students(load_course(course_root), target)
         click.echo(f"leak check passed; student bundle in {target}: "
-                   + (f"{len(written)} file(s) written" if written else "nothing changed"))
+                   + (f"{len(bundle.written)} file(s) written" if bundle.written else "nothing changed"))
+        if bundle.left_out:       # optional: for working locally, which a course need not offer
+            click.echo(f"not in the bundle, as the course has none: {names(bundle.left_out)} (what Colab has, "
+                       "for students working on their own computer)")
         return
     if out_dir is None:
         raise click.UsageError("--out is required (the folder holding gradebook.db), unless --students")

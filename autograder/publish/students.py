@@ -9,9 +9,11 @@ assignment's hidden cases before anything is written; one leak and nothing
 is written at all.
 """
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.assignment import load_assignment
+from ..core.errors import AutograderError
 from ..feedback import leak_guard
 from ..core.render import render
 from ..feedback.write import write_if_changed
@@ -49,9 +51,22 @@ def student_bundle(course):
     return files
 
 
+@dataclass
+class StudentRelease:
+    written: list = field(default_factory=list)     # paths written (unchanged files are not)
+    left_out: list = field(default_factory=list)    # the student environment files this course has none of
+
+
 def release_students(course, target):
-    """Check, then write the bundle into `target`; returns the paths written (unchanged files are not)."""
+    """Check, then write the bundle into `target`.  A bundle without a generated file its README points to
+    (a student notebook, the rubric) is refused, naming them: students would follow a dead link."""
     files = student_bundle(course)
+    notebooks = [f"assignments/{a}/{load_assignment(course, a).notebook}" for a in course.assignment_ids()]
+    ungenerated = [name for name in (*notebooks, "public_rubric.xlsx") if name not in files]
+    if ungenerated:
+        raise AutograderError(f"the student bundle would lack {', '.join(ungenerated)}, which its README names: "
+                              "run `autograder build` first, then release again")
     leak_guard.check(files, leak_guard.solution_needles(course) + leak_guard.hidden_needles(course))
     target = Path(target)
-    return [target / name for name, data in files.items() if write_if_changed(target / name, data)]
+    return StudentRelease([target / name for name, data in files.items() if write_if_changed(target / name, data)],
+                          [name for name in STUDENT_ENVIRONMENT if name not in files])

@@ -43,6 +43,22 @@ def test_the_course_bundle_passes_and_has_a_student_readme(tmp_path):
     assert "nothing changed" in again.output
 
 
+def test_a_bundle_missing_a_file_its_readme_names_is_refused_and_a_missing_environment_is_said(course_copy,
+                                                                                                  tmp_path):
+    """Nothing is left out silently: the course copy has no student environment files, which the bundle says it
+    leaves out; without its rubric or a student notebook, which its README points to, nothing is written."""
+    result = run(release_command, "--students", "--to", tmp_path / "ok", obj=course_copy)
+    assert result.exit_code == 0, result.output
+    assert "not in the bundle, as the course has none: requirements-student.txt, environment.yml" in result.output
+    (course_copy / "public_rubric.xlsx").unlink()
+    (course_copy / "assignments" / "bitwise-queens" / "bitwise-queens.ipynb").unlink()
+    result = run(release_command, "--students", "--to", tmp_path / "fresh", obj=course_copy)
+    assert result.exit_code == 1
+    assert ("the student bundle would lack assignments/bitwise-queens/bitwise-queens.ipynb, public_rubric.xlsx"
+            in result.output) and "autograder build" in result.output
+    assert not (tmp_path / "fresh").exists()
+
+
 def test_a_solution_line_planted_in_the_student_notebook_is_caught(course_copy, tmp_path):
     solution = course_copy / "solutions" / "n-queens" / "n-queens.ipynb"
     notebook = nbformat.read(solution, as_version=4)
