@@ -45,7 +45,7 @@ else:             # in the sandbox's folder, beside zygote.py
     import seccomp
 
 LAYERS = ("namespaces", "users", "landlock", "none")
-# What each layer hides, for messages, the gradebook and the README's table.
+# What each layer hides, for messages, the gradebook and docs/security.md's table.
 HIDES = MappingProxyType({
     "namespaces": "course, expected values, gradebook, other hand-ins, network, other processes",
     "users": "course, expected values, gradebook, other hand-ins (file permissions), other slots' processes",

@@ -10,7 +10,7 @@ whose `.git` is a file or a link pointing elsewhere, is not read at all:
 the commit time then stays unknown.
 
 Only clones the instructor named are read (intake/collect.py decides); the
-time is the committer's own clock, which the README says plainly.
+time is the committer's own clock, which docs/lms.md and docs/grading.md say plainly.
 """
 
 import os

@@ -8,7 +8,7 @@ are read, recognised by their header:
   `Identifier` ("Participant 501", the id in the download's folder names),
   `Email address`, `Last modified (submission)` (a date as Moodle prints it,
   in the Moodle user's time zone, so without an offset: it is read in the
-  deadline's zone, as the README says).
+  deadline's zone, as docs/semester.md says).
 * A plain CSV, for any LMS: a column naming the student (`student`, the key
   grades.csv shows, or `email`, `id`, `name`) and one holding the time
   (`submitted_at` or `handed_in_at`, ISO 8601).
