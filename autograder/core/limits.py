@@ -131,14 +131,20 @@ def timing_text(assignment, case_seconds, cells_seconds, calibration):
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def timing_is_current(recorded, measured):
-    """Timings vary run to run: a recorded file stays while it names the same cases with
-    times within a factor of the new ones (or both tiny), so a build does not rewrite it for noise."""
+def timing_is_current(recorded, measured, floor=0.0, factor=1.0):
+    """Timings vary run to run: a recorded file stays while it names the same cases and each case's
+    time limit from it, max(`floor`, `factor` x its time), is within a factor of the new one's (or both
+    times are tiny), so a build does not rewrite it for noise.  A case so fast that the floor sets its
+    limit either way (2 ms measured as 12 ms on a loaded machine) changes no limit, no rubric cell and no
+    student notebook."""
     if recorded is None or set(recorded["cases"]) != set(measured["cases"]):
         return False
     scale = measured["calibration"] / recorded["calibration"] if recorded.get("calibration") else 1.0
     for name, seconds in measured["cases"].items():
         old = recorded["cases"][name] * scale
-        if max(seconds, old) > 0.01 and not (old / _STALE_RATIO <= seconds <= old * _STALE_RATIO):
+        if max(seconds, old) <= 0.01:
+            continue
+        old_limit, new_limit = max(floor, factor * old), max(floor, factor * seconds)
+        if not (old_limit / _STALE_RATIO <= new_limit <= old_limit * _STALE_RATIO):
             return False
     return True

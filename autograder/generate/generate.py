@@ -42,7 +42,7 @@ def build(course, check=False, progress=print):
         # Timings vary run to run: the recorded ones stay while they still hold (limits.py).
         timing = compute_timing(assignment, reference)
         recorded = load_timing(assignment)
-        if limits_current(recorded, timing):
+        if limits_current(recorded, timing, assignment.limit_floor, assignment.limit_factor):
             texts[assignment.timing_path], timing = _read(assignment.timing_path), recorded
         else:
             texts[assignment.timing_path] = timing_text(assignment, timing["cases"], timing["cells"],

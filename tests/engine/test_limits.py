@@ -95,6 +95,19 @@ def test_a_recorded_timing_is_kept_through_noise_and_redone_when_it_moves():
     assert not limits.timing_is_current(None, {"calibration": 0.01, "cases": {"a": 0.1}})
 
 
+def test_a_case_whose_limit_the_floor_sets_either_way_keeps_its_recorded_time():
+    """CI (3 workers on 2 cores) measured a 1.9 ms reference case as over 7.5 ms, and build --check called the
+    committed timing, rubric and notebook stale; with the floor (0.25 s) and factor (20), both limits are 0.25 s."""
+    recorded = {"calibration": 0.01, "cases": {"fast": 0.0019, "slow": 0.015}}
+    noisy = {"calibration": 0.01, "cases": {"fast": 0.012, "slow": 0.02}}
+    assert not limits.timing_is_current(recorded, noisy)                    # times alone: 6 x apart
+    assert limits.timing_is_current(recorded, noisy, floor=0.25, factor=20)
+    moved = {"calibration": 0.01, "cases": {"fast": 0.0019, "slow": 0.09}}  # 0.3 s limit becomes 1.8 s
+    assert not limits.timing_is_current(recorded, moved, floor=0.25, factor=20)
+    grown = {"calibration": 0.01, "cases": {"fast": 0.06, "slow": 0.015}}   # 0.25 s becomes 1.2 s
+    assert not limits.timing_is_current(recorded, grown, floor=0.25, factor=20)
+
+
 def test_every_assignment_has_a_timing_for_every_case(course):
     from autograder.core.assignment import load_assignment
 
