@@ -588,9 +588,10 @@ def test_a_slot_that_cannot_be_cleaned_is_replaced_and_the_next_hand_in_is_not_c
     workdir.chmod(0o755)   # (a worker's user id must reach its folder: pytest's own is root's alone)
     with Sandbox(isolation="landlock", workdir=workdir) as sandbox:
         first = sandbox.worker(0)
-        reply = first.run_cell("open('stuck', 'w').write('x')", 5)
+        reply = first.run_cell("open('stuck', 'w').write('x')\nopen('removable', 'w').write('x')", 5)
         assert reply["ok"], reply
         stuck = sandbox.folder / "home" / first.home / "stuck"
+        hidden = sandbox.folder / "home" / ".ended" / first.home
         subprocess.run(["chattr", "+i", str(stuck)], check=True)
         zygote = _parent_of(first.pid)
         try:
@@ -598,17 +599,22 @@ def test_a_slot_that_cannot_be_cleaned_is_replaced_and_the_next_hand_in_is_not_c
             second = sandbox.worker(0)             # asked for as the first closed: its zygote's still
             assert second.run_cell("x = 1", 5)["ok"]
             second.close()
-            time.sleep(0.5)                        # the zygote, idle, fails to remove the first's folder
+            # The zygote, idle, fails to remove the first's folder.  When it has tried shows only in the folder
+            # (its file that can be removed is gone); under load that can take seconds, and a worker asked for
+            # before it has tried is rightly the old zygote's.  The zygote reads no request while it tries.
+            deadline = time.monotonic() + 60
+            while not (hidden.is_dir() and "removable" not in os.listdir(hidden)):
+                assert time.monotonic() < deadline, "the zygote never tried to remove the ended hand-in's folder"
+                time.sleep(0.05)
             third = sandbox.worker(0)
             assert third.run_cell("import os\nassert not os.listdir('.')", 5)["ok"]
             assert _parent_of(third.pid) != zygote
             lane = _uid_of(third.pid) - isolation.worker_uid(sandbox.zygote.pid, 0)
             assert lane >= 2                       # not the first zygote's lanes: 0 and 1
             third.close()
-            hidden = sandbox.folder / "home" / ".ended" / first.home
             assert hidden.is_dir() and (hidden.stat().st_mode & 0o777) == 0
         finally:
-            for found in (stuck, sandbox.folder / "home" / ".ended" / first.home / "stuck"):
+            for found in (stuck, hidden / "stuck"):
                 subprocess.run(["chattr", "-i", str(found)], capture_output=True)
     shutil.rmtree(workdir)
 
