@@ -81,6 +81,53 @@ def set_assignment_table(course_root, table):
     path.write_text(text.rstrip("\n") + "\n\n[assignment.n-queens]\n" + table, encoding="utf-8")
 
 
+class _KeptSandbox:
+    """A sandbox a class run enters and leaves without closing it: the next class run of this process uses it."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+
+    def __enter__(self):
+        return self.sandbox
+
+    def __exit__(self, *exc):
+        return False
+
+
+_KEPT_SANDBOXES = {}   # (limits, isolation asked for) -> Sandbox, for this pytest process
+
+
+@pytest.fixture
+def one_sandbox_per_process(monkeypatch, tmp_path_factory):
+    """Every class run of the test grades in one sandbox kept for this pytest process, not one of its own.
+
+    Why: starting a sandbox (its zygote imports numpy and sympy) costs about 0.6 s of CPU, most of what grading a
+    class of two costs; tests of intake, feedback and release grade some hundred such classes.  A sandbox grading
+    one class after another is what a class of a hundred is to the engine (each hand-in a fresh worker, user id
+    and folder), so nothing those tests judge changes.  What a sandbox's start and end do (a layer's choice, the
+    `users` layer making a run's own hand-ins private, Ctrl-C) is tested by tests that do not use this fixture;
+    a sandbox whose layer is `users` is never kept, since what it makes private is each run's own."""
+    from autograder.engine.sandbox import Sandbox as RealSandbox
+    from autograder.grade import class_run
+
+    def sandbox(limits, workdir=None, isolation="auto", protect=(), protect_trees=()):
+        key = (limits, isolation)
+        kept = _KEPT_SANDBOXES.get(key, "none yet")
+        if kept is not None and kept != "none yet" and kept.zygote.poll() is None:
+            return _KeptSandbox(kept)
+        if kept == "none yet" or kept is not None:   # (a kept sandbox that died is replaced)
+            kept = RealSandbox(limits, workdir=tmp_path_factory.mktemp("kept-sandbox"), isolation=isolation)
+            if kept.isolation != "users":
+                _KEPT_SANDBOXES[key] = kept
+                return _KeptSandbox(kept)
+            kept.close()
+            _KEPT_SANDBOXES[key] = None
+        return RealSandbox(limits, workdir=workdir, isolation=isolation, protect=protect,
+                           protect_trees=protect_trees)
+
+    monkeypatch.setattr(class_run, "Sandbox", sandbox)
+
+
 @pytest.fixture
 def course_copy(tmp_path):
     """A private copy of the course's sources and generated files, safe to edit."""

@@ -88,14 +88,31 @@ def test_after_the_first_ctrl_c_the_next_ones_cannot_cut_the_cleanup_short():
     import time
 
     from autograder.grade.class_run import _stop_at_the_first_interrupt
-    before = signal.getsignal(signal.SIGINT)
-    previous = _stop_at_the_first_interrupt()
+    # As a terminal starts the grader, whatever started pytest (a background job starts it with SIGINT ignored).
+    launched = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with pytest.raises(KeyboardInterrupt):
-            os.kill(os.getpid(), signal.SIGINT)            # Python runs the handler before the next line
-            time.sleep(1)
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-        os.kill(os.getpid(), signal.SIGINT)                # the second one: nothing happens
+        previous = _stop_at_the_first_interrupt()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                os.kill(os.getpid(), signal.SIGINT)            # Python runs the handler before the next line
+                time.sleep(1)
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGINT)                # the second one: nothing happens
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        assert previous is signal.default_int_handler
     finally:
-        signal.signal(signal.SIGINT, previous)
-    assert previous is before
+        signal.signal(signal.SIGINT, launched)
+
+
+def test_a_grader_started_with_sigint_ignored_leaves_it_ignored():
+    """`nohup`, or a script's background job: SIGINT stays ignored for the whole run, and nothing is put back."""
+    import signal
+
+    from autograder.grade.class_run import _stop_at_the_first_interrupt
+    launched = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert _stop_at_the_first_interrupt() is None
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, launched)
