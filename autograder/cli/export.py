@@ -27,7 +27,9 @@ def _load(ctx, assignment_id):
     return course, load_assignment(course, assignment_id)
 
 
-@click.group("export", cls=OneLineErrors)
+# Its own help options too: click keeps a command's help option from the first context it ran in, so the
+# group run on its own first (as tests do) would otherwise refuse `autograder export -h` afterwards.
+@click.group("export", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--course", "course_root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The course folder (default: the one holding course.toml, at or above here).")
 @click.pass_context

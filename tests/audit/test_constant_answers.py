@@ -29,6 +29,8 @@ from autograder.core.folder_names import safe_name
 from conftest import ROOT
 from minicourse import cell, make_course
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 # The ancestor template's code cells as the original Colab notebook had them (two-space indents, the
 # `row2st` typo, no numpy import though get_solutions uses np): the course began from this notebook.
 ANCESTOR_CELLS = [

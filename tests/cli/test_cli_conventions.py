@@ -8,6 +8,9 @@ from click.testing import CliRunner
 
 from autograder.cli.main import main
 from conftest import ROOT
+import pytest
+
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
 
 
 def every_command(group=main, path=()):

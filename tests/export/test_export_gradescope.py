@@ -22,6 +22,8 @@ from autograder.cli.export import export
 from autograder.grade.handin import grade
 from conftest import ANSWERED_FROM_THE_EXPECTED_VALUES, ROOT
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 
 EXAMPLES = ROOT / "examples" / "n-queens"
 BIN = Path(sys.executable).parent

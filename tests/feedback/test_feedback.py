@@ -13,6 +13,8 @@ from autograder.core.render import _code, _fence
 from browser.chromium import PHONE, browser_page, images, remote_requests
 from browser.classes import ROOT, fake_gradebook, graded_example_class, nqueens, run
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 SCREENSHOTS = ROOT / "build" / "screenshots"
 HIDDEN_BOARD = "board2str draws a board of another size"
 

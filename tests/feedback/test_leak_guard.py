@@ -16,6 +16,8 @@ from autograder.cli.release import release_command
 from autograder.cli.report import report_command
 from browser.classes import EXAMPLE_SUBMISSIONS, ROOT, grade, graded_example_class, run
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 MARKER_LINE = "planted_marker = sorted(rows)[::-1]  # LEAK-MARKER-7731"
 MARKER_CALL = "is_solved([7, 1, 7, 1, 7, 0, 2])"
 

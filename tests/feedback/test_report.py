@@ -17,6 +17,8 @@ COMMANDS = (feedback_command, report_command, release_command)
 from browser.chromium import DESKTOP, browser_page, images, remote_requests
 from browser.classes import ROOT, fake_gradebook, graded_example_class, nqueens, run
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 SCREENSHOTS = ROOT / "build" / "screenshots"
 
 

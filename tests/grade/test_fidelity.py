@@ -11,6 +11,8 @@ from autograder.grade.handin import grade
 from autograder.runtime import show
 from conftest import ROOT
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 # ivan's and peggy's notebooks loop forever at top level or in a demo cell, which
 # a plain kernel would run until its timeout; the runner tests cover those.

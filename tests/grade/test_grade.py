@@ -11,6 +11,8 @@ from autograder.grade.handin import grade
 from browser.classes import graded_example_class
 from conftest import ROOT, without_colab_badge
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 
 EXAMPLES = ROOT / "examples" / "n-queens"
 

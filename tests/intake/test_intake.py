@@ -13,6 +13,9 @@ from click.testing import CliRunner
 from autograder.cli.main import main
 from autograder.intake import IntakeOptions, collect
 from conftest import ROOT
+import pytest
+
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
 
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 OPTIONS = IntakeOptions("n-queens", "n-queens.ipynb")

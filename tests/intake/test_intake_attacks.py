@@ -24,6 +24,8 @@ from click.testing import CliRunner
 from autograder.cli.main import main
 from conftest import ROOT
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 SUBMISSIONS = ROOT / "examples" / "n-queens" / "submissions"
 ALICE = SUBMISSIONS / "alice.ipynb"          # scores 5
 STUB = ROOT / "assignments" / "n-queens" / "n-queens.ipynb"   # the untouched template: scores 0

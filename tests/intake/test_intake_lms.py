@@ -16,6 +16,8 @@ from conftest import ROOT
 from lms_downloads import ALICE, BOB, CLASS, add, blackboard, d2l, drive, gradescope_unzipped, gradescope_zip, teams
 from test_intake_layouts import clone, git, grade, read_rows, run
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 OPTIONS = IntakeOptions("n-queens", "n-queens.ipynb")
 
 

@@ -15,6 +15,8 @@ import pytest
 from autograder.grade.handin import grade
 from conftest import ROOT
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 REAL = Path(__file__).parent / "real_notebooks"
 ALICE = ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb"
 CLIENTS = sorted(path.stem for path in REAL.glob("*.ipynb"))

@@ -12,6 +12,8 @@ import pytest
 from autograder.cli.release import release_command
 from browser.classes import EXAMPLE_SUBMISSIONS, fake_gradebook, grade, run
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 GET_N = "get_n([0, 2, 4, 6, 1, 3, 5])"
 
 

@@ -23,6 +23,8 @@ from browser.classes import graded_example_class
 from conftest import ROOT
 from similarity_class import make_class, notebook_of, honest
 
+pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
+
 EXAMPLES = ROOT / "examples" / "n-queens" / "submissions"
 
 
