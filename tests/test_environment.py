@@ -71,6 +71,7 @@ def test_the_grader_offers_a_notebook_what_the_student_environment_has():
     assert {package: student[package] for package in offered} == {package: grader.get(package) for package in offered}
 
 
+@pytest.mark.slow
 def test_a_worker_imports_colab_s_packages_and_its_own_module(tmp_path):
     """In a real sandbox: each package imports, and google.colab's functions do nothing."""
     from autograder.engine import runner

@@ -7,6 +7,7 @@ module lies loose at the top.
 """
 
 import ast
+import functools
 from pathlib import Path
 
 from conftest import ROOT
@@ -28,12 +29,24 @@ def _module_name(path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts), parts[-1] == "__init__"
 
 
+@functools.cache
+def _tree(path):
+    """The parsed module (each test reads every module: parsed once per process)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _nodes(path):
+    return tuple(ast.walk(_tree(path)))
+
+
+@functools.cache
 def _imports(path):
     """Absolute names of the autograder modules (or names in them) that `path` imports."""
     module, is_package = _module_name(path)
     here = module.split(".") if is_package else module.split(".")[:-1]
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = here[:len(here) - (node.level - 1)]
@@ -44,7 +57,7 @@ def _imports(path):
                 found += [f"{target}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
             found += [alias.name for alias in node.names if alias.name.startswith("autograder")]
-    return module, found
+    return module, tuple(found)
 
 
 def _stage(name):
@@ -111,7 +124,7 @@ def test_every_cli_function_is_short():
     """A verb parses, calls one function and prints: anything longer belongs in its stage."""
     long = []
     for path in sorted((PACKAGE / "cli").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 40:
                 long.append(f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
     assert long == []
@@ -142,7 +155,7 @@ def test_tests_are_laid_out_like_the_package():
     # ... from its own folder: a test module imports another only beside it (shared helpers live at the top).
     reaching = []
     for path in sorted(TESTS.rglob("test_*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             imported = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             reaching += [f"{path.relative_to(TESTS)} imports {name}" for name in imported
@@ -164,7 +177,7 @@ def test_no_module_outside_the_engine_reads_a_private_name():
             continue
         here = module.split(".") if is_package else module.split(".")[:-1]
         bound = set()         # local names of engine modules
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if isinstance(node, ast.ImportFrom):
                 base = here[:len(here) - (node.level - 1)] if node.level else []
                 target = ".".join(base + ([node.module] if node.module else []))
@@ -181,7 +194,7 @@ def test_no_module_outside_the_engine_reads_a_private_name():
                         if set(alias.name.split(".")[2:]) & ENGINE_SANDBOX_SIDE:
                             found.append(f"{module} imports {alias.name}")
                         bound.add(alias.asname or alias.name.split(".")[0])
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
                     and node.attr.startswith("_") and not node.attr.startswith("__")):
                 found.append(f"{module} reads {node.value.id}.{node.attr}")
@@ -235,7 +248,7 @@ def test_no_module_of_the_engine_keeps_mutable_state():
     """The engine's state lives in objects (a Sandbox, a Worker, a RequestQueue, a run's Budget, a zygote of each
     role), never in a module: a process forked from another then holds only what its objects hold."""
     kept = [f"{path.name}:{line} {what}" for path in sorted(ENGINE.glob("*.py"))
-            for line, what in _mutable_state(ast.parse(path.read_text(encoding="utf-8")))]
+            for line, what in _mutable_state(_tree(path))]
     assert kept == []
 
 

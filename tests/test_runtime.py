@@ -75,6 +75,7 @@ def test_approx_uses_relative_tolerance():
     assert passes(1.0, 1.01, "approx", rel_tol=0.05)
 
 
+@pytest.mark.slow
 def test_oversized_values_are_refused_not_compared():
     huge = list(range(2_000_000))
     assert not passes(huge, huge)

@@ -106,6 +106,7 @@ def test_the_speed_case_is_timed_against_given_brute_force(bitwise):
     assert "YOUR CODE" not in given.source
 
 
+@pytest.mark.slow
 def test_a_brute_force_wrapper_fails_the_speed_case_and_the_reference_passes_by_far(bitwise):
     expected = bitwise.load_expected()
     [case] = [c for c in bitwise.cases if c.compare == "faster_than"]

@@ -117,6 +117,7 @@ def test_example_submissions_are_what_make_submissions_writes(assignment):
 
 # --- reference and untouched notebook -----------------------------------------
 
+@pytest.mark.slow
 def test_reference_scores_full_marks(assignment, expected):
     result = grade(assignment, expected, "reference", assignment.solution_path)
     assert (result.score, result.status) == (5.0, "graded")

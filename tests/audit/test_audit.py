@@ -93,6 +93,7 @@ def weak(tmp_path_factory):
     return root, audit(root)
 
 
+@pytest.mark.slow
 def test_a_weak_case_table_is_flagged(weak):
     _, result = weak
     one_input = {f.function for f in result.findings if f.kind == "one-input"}
@@ -107,6 +108,7 @@ def test_a_weak_case_table_is_flagged(weak):
     assert result.constants_above_floor() == [("is_even: return True", 2.5), ("every function: return True", 2.5)]
 
 
+@pytest.mark.slow
 def test_a_mutant_the_cases_cannot_catch_is_a_survivor_with_its_diff(weak):
     root, result = weak
     always = survivor(result, "return True")
@@ -130,6 +132,7 @@ def test_a_mutant_the_cases_cannot_catch_is_a_survivor_with_its_diff(weak):
     assert always.mutant.id in html and "<script" not in html
 
 
+@pytest.mark.slow
 def test_a_hidden_case_kills_survivors_and_is_reported_as_hidden_only(tmp_path):
     root = course_with(tmp_path, WEAK.replace("points = 2.5\n[[case]]\ncall = \"is_even(4)\"\npoints = 2.5",
                                               "points = 2.5\n[[case]]\ncall = \"is_even(4)\"\npoints = 2")
@@ -140,6 +143,7 @@ def test_a_hidden_case_kills_survivors_and_is_reported_as_hidden_only(tmp_path):
     assert result.count("survived") == 0 and result.score == 1
 
 
+@pytest.mark.slow
 def test_an_equivalent_mutant_marked_in_cases_toml_is_counted_as_such(weak, tmp_path):
     _, before = weak
     always = survivor(before, "return True").mutant.id
@@ -161,6 +165,7 @@ def test_an_equivalent_mutant_marked_in_cases_toml_is_counted_as_such(weak, tmp_
     assert "1 equivalent" in line and f"{len(rest)} survived" in line
 
 
+@pytest.mark.slow
 def test_build_check_fails_below_the_floor_and_when_the_audit_is_stale(tmp_path):
     root = course_with(tmp_path, "mutation_floor = 0.95\n" + WEAK, exit_code=1)
     audit_json = root / "autograder" / "assignments" / "squares" / "audit.json"
@@ -213,6 +218,7 @@ def test_ci_prints_every_assignment_s_audit():
     ('\n[[equivalent]]\nid = "abc"\n', "equivalent abc: needs a one-line reason"),
     ('\n[[equivalent]]\nreason = "x"\n', 'equivalent 1: needs id = "..."'),
 ])
+@pytest.mark.slow
 def test_a_bad_equivalent_mark_is_a_one_line_error(tmp_path, extra, message):
     make_course(tmp_path, [cell(new_code_cell, "square", SQUARE), cell(new_code_cell, "is-even", IS_EVEN)],
                 WEAK + extra)
@@ -239,6 +245,7 @@ def roll(sides):
 '''
 
 
+@pytest.mark.slow
 def test_a_hidden_repeat_of_a_public_input_and_a_case_that_flips_are_flagged(tmp_path):
     cases = '''
 [[case]]

@@ -142,6 +142,7 @@ def test_the_untouched_ancestor_template_scores_nothing(nqueens, tmp_path, make)
             .startswith("withheld:")
 
 
+@pytest.mark.slow
 def test_a_withheld_rejects_case_says_why_on_the_feedback_page(tmp_path):
     (tmp_path / "in").mkdir()
     handin = template_with_ancestor_stubs(tmp_path / "in" / "sam.ipynb")

@@ -63,6 +63,7 @@ def test_grade_json_quiet_and_verbose(tmp_path):
     assert verbose.exit_code == 0 and "[1/1] alice: 5 / 5 graded" in verbose.stderr
 
 
+@pytest.mark.slow
 def test_a_verb_loads_only_what_it_needs():
     """Every test and every user's `autograder grade` starts a Python: it must not pay for matplotlib, openpyxl
     and the audit, which only `report`, `gradebook` and `audit` use (a second of CPU at each start)."""

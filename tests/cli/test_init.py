@@ -78,6 +78,7 @@ def configured(tmp_path_factory):
     return _init(tmp_path_factory, "--no-build")
 
 
+@pytest.mark.slow
 def test_init_writes_course_toml_with_every_setting(configured):
     root, result = configured
     data = tomllib.loads((root / "course.toml").read_text())
@@ -130,6 +131,7 @@ def test_the_rubric_states_the_new_deadlines_and_late_policies(adopted):
     assert rows["bitwise-queens"][-1][0] == "Total"             # no deadline: no rows about one
 
 
+@pytest.mark.slow
 def test_feedback_student_readme_and_release_csv_use_the_new_values(configured, tmp_path):
     root, _ = configured
     course = load_course(root)
@@ -210,6 +212,7 @@ def test_interactive_init_asks_and_re_asks_a_bad_answer(tmp_path):
     assert data["limits"]["submission_timeout"] == 600
 
 
+@pytest.mark.slow
 def test_build_warns_in_one_line_while_the_example_repository_is_in_place(build_check_of_the_course):
     result = build_check_of_the_course
     warnings = [line for line in result.stderr.splitlines() if "example repository" in line]

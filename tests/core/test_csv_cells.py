@@ -93,6 +93,7 @@ def test_the_guard_looks_past_leading_blanks_and_control_characters():
 
 @pytest.mark.skipif(shutil.which("soffice") is None,
                     reason="LibreOffice is missing: apt-get install libreoffice-calc-nogui")
+@pytest.mark.slow
 @pytest.mark.parametrize("separator", [",", ";"])
 def test_libreoffice_reads_every_row_whole_and_no_formula(tmp_path, separator):
     text = csv_text(["name", "adjustment", "moodle", "score"], rows())

@@ -128,6 +128,7 @@ def test_a_run_may_set_the_rules_terms_and_they_are_part_of_its_grader_key(nquee
     assert nqueens.grader_key(tuned) != nqueens.grader_key(default) == nqueens.grader_key(nqueens.settings())
 
 
+@pytest.mark.slow
 def test_grade_takes_the_rules_terms_for_one_run(tmp_path):
     out = tmp_path / "out"
     result = subprocess.run([sys.executable, "-m", "autograder", "--course", str(ROOT), "grade", "--assignment",
@@ -220,6 +221,7 @@ def _with_cell(source, name):
     return json.dumps(notebook)
 
 
+@pytest.mark.slow
 def test_a_cell_that_never_ends_is_stopped_at_the_short_limit_and_a_slow_precomputation_keeps_full_marks(tmp_path):
     """Cells get a short limit from the reference's own cells first; a hand-in runs again with the generous
     cell_timeout only when a cell was stopped AND it lost points, so no score depends on the short limit."""

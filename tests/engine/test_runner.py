@@ -77,6 +77,7 @@ def test_a_crashing_case_costs_one_re_run_of_the_cells_then_a_fork_and_never_oth
     assert (outcome.restarts, outcome.runners) == (1, 3)
 
 
+@pytest.mark.slow
 def test_the_re_run_after_a_first_crash_is_not_charged_to_the_hand_in():
     cells = ["import os, time\ndef gone():\n    os._exit(3)\ndef nap():\n    time.sleep(0.3)\n    return 1",
              "started = time.process_time()\nwhile time.process_time() - started < 0.4:\n    pass"]
@@ -87,6 +88,7 @@ def test_the_re_run_after_a_first_crash_is_not_charged_to_the_hand_in():
     assert outcome.restarts == 1 and outcome.cell_errors == []  # the second run got the first's limits
 
 
+@pytest.mark.slow
 def test_limits_hold_when_the_grader_inherited_an_ignored_interrupt():
     # As under `nohup` or `cmd &`: the zygote and its workers inherit SIGINT ignored.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -133,6 +135,7 @@ def test_exiting_from_a_call_is_that_case_failing():
     assert [c.status for c in outcome.calls] == ["error", "crashed", "ok"]
 
 
+@pytest.mark.slow
 def test_memory_is_limited():
     cells = ["def hog():\n    return len(bytearray(4 * 1024 ** 3))"]
     with Sandbox(Limits(memory_mb=1024)) as sandbox:
@@ -203,6 +206,7 @@ def _uid_of(pid):
         return None
 
 
+@pytest.mark.slow
 def test_no_isolation_still_limits_time_and_cleans_up():
     # --isolation none: no protection of files, but limits and clean-up.
     cells = ["import subprocess, sys\n"
@@ -227,6 +231,7 @@ def _is_zombie(pid):
         return True
 
 
+@pytest.mark.slow
 def test_cells_cannot_eat_the_time_the_cases_need():
     # A top-level loop may take the cells' share of the budget, never the cases'.
     outcome = run(["while True:\n    pass", "def f():\n    return 1"], "f()", timeout=1.0, cell_timeout=10,
@@ -313,6 +318,7 @@ def test_each_request_is_sent_behind_the_ones_before(monkeypatch):
                       "call", "call", "answer", "answer", "answer"]
 
 
+@pytest.mark.slow
 def test_requests_sent_ahead_stay_under_a_page_so_a_busy_worker_never_blocks_the_grader():
     """A case's input can be large.  What is written ahead, unanswered, stays under 4 KiB (a pipe holds at least a
     page), and a larger request is written only when nothing is queued before it: a worker that will not stop
@@ -358,6 +364,7 @@ ORPHAN = ("import os, time\n"
           "    return int(os.read(read, 32)), os.getpid()")
 
 
+@pytest.mark.slow
 def test_a_hand_ins_orphans_stay_its_workers_so_a_late_sweep_never_takes_them():
     """Outside the namespaces layer the zygote hands the slot's next worker over before it sweeps what the last
     hand-in left (which means waiting for that worker to die): what the sweep takes is the zygote's children.  A
@@ -374,6 +381,7 @@ def test_a_hand_ins_orphans_stay_its_workers_so_a_late_sweep_never_takes_them():
             assert parent == worker, layer
 
 
+@pytest.mark.slow
 def test_a_slots_next_worker_is_asked_for_as_its_last_one_closes():
     """The zygote hands the next worker over while the grader scores the hand-in before it.  A worker asked for
     ahead and not yet taken must not confuse a question asked meanwhile, and must not outlive the sandbox."""
@@ -418,6 +426,7 @@ def test_a_cell_that_ends_the_process_is_the_one_skipped_even_when_the_grader_la
     assert [c.value for c in outcome.calls] == [1, 19]
 
 
+@pytest.mark.slow
 def test_a_close_that_cannot_ask_ahead_still_closes_and_the_next_worker_comes(monkeypatch):
     """Asking for the next worker as one closes is an optimisation: with no pipe to be had at that moment (a
     process out of file descriptors), the close still ends the worker and the next worker() asks itself."""
@@ -573,6 +582,7 @@ def test_a_hand_ins_files_that_cannot_be_put_beside_it_are_the_graders_failure_n
                    files={"x" * 300 + ".py": b"def f(x):\n    return x\n"})     # a name no file system takes
 
 
+@pytest.mark.slow
 def test_a_slot_that_cannot_be_cleaned_is_replaced_and_the_next_hand_in_is_not_charged():
     """A folder its slot's zygote cannot remove (made immutable here, as nothing a hand-in may do could make it):
     the zygote hands over no other worker after it; the slot gets a new zygote, with user ids and folders of

@@ -99,6 +99,7 @@ def test_every_example_student_gets_our_score_in_results_json(zip_path, nqueens,
         assert data["score"] == pytest.approx(expected[handin.stem], abs=0.01), handin.stem
 
 
+@pytest.mark.slow
 def test_an_empty_submission_scores_zero_with_a_reason(zip_path, nqueens, tmp_path):
     root = make_root(tmp_path, zip_path)
     run(root)
@@ -107,6 +108,7 @@ def test_an_empty_submission_scores_zero_with_a_reason(zip_path, nqueens, tmp_pa
     assert data["score"] == 0 and "no notebook" in data["output"]
 
 
+@pytest.mark.slow
 def test_the_notebook_named_like_the_assignment_counts(zip_path, nqueens, tmp_path):
     root = make_root(tmp_path, zip_path, [("n-queens.ipynb", EXAMPLES / "submissions" / "carol.ipynb"),
                                           ("scratch.py", EXAMPLES / "submissions" / "walter.py")])

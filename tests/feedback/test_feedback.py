@@ -31,6 +31,7 @@ def page(out, student, kind="html"):
     return (out / "feedback" / safe_name(student) / f"feedback.{kind}").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_every_student_of_the_example_class_gets_html_and_markdown(example):
     students = sorted(line.split(",")[0] for line in (example / "grades.csv").read_text().splitlines()[1:])
     assert len(students) == 17
@@ -42,6 +43,7 @@ def test_every_student_of_the_example_class_gets_html_and_markdown(example):
         assert page(example, student, "md").startswith("# The n-queens puzzle: feedback for")
 
 
+@pytest.mark.slow
 def test_public_cases_show_call_expected_received_and_hint(example):
     bob = page(example, "bob")
     assert "0 / 5" in bob             # get_n off by one: only what a constant earns, withheld

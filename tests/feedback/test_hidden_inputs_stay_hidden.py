@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 ALICE = ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb"
@@ -123,6 +125,7 @@ def hidden_spellings(nqueens):
                     if (letters := _letters(c.call.encoded()["args"])) not in public_letters}
 
 
+@pytest.mark.slow
 def test_no_hidden_input_reaches_feedback_report_or_release(tmp_path, nqueens):
     handins = tmp_path / "handins"
     handins.mkdir()

@@ -166,6 +166,7 @@ def everything_written(tmp_path_factory):
     return files
 
 
+@pytest.mark.slow
 def test_every_written_file_was_searched(everything_written):
     names = set(everything_written)
     assert {"out/report.html", "out/feedback/bob/feedback.html", "out/feedback/bob/feedback.md",
@@ -174,6 +175,7 @@ def test_every_written_file_was_searched(everything_written):
     assert len([n for n in names if n.startswith("out/feedback/")]) == 2 * 17
 
 
+@pytest.mark.slow
 def test_no_hidden_case_input_appears_in_any_written_file(everything_written):
     course = load_course(ROOT)
     needles = leak_guard.hidden_needles(course, inputs_only=True)

@@ -35,6 +35,7 @@ def rows(report, table_id):
     return re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>")[1], re.S)
 
 
+@pytest.mark.slow
 def test_report_has_its_plots_and_tables(example):
     report = (example / "report.html").read_text(encoding="utf-8")
     assert report.count('src="data:image/png;base64,') == 2
@@ -45,6 +46,7 @@ def test_report_has_its_plots_and_tables(example):
     assert "cell 2: ModuleNotFoundError: No module named &#39;nqueens_helpers&#39;" in report   # heidi's failing cell
 
 
+@pytest.mark.slow
 def test_failures_name_the_students_who_hit_them(example):
     report = (example / "report.html").read_text(encoding="utf-8")
     failures = rows(report, "failure-table")
@@ -84,6 +86,7 @@ def test_hidden_cases_appear_by_description_only(example):
     assert "-|0|1|2|3|\n" not in report                                   # no received values at all
 
 
+@pytest.mark.slow
 def test_hidden_failures_keep_their_messages_out(tmp_path):
     out = fake_gradebook(tmp_path, [dict(student="eve", cases={
         "hidden: board2str draws a board of another size": dict(
@@ -110,6 +113,7 @@ def test_report_renders_in_a_browser(example):
     assert (SCREENSHOTS / "report.png").stat().st_size > 50_000
 
 
+@pytest.mark.slow
 def test_commands_take_the_course_from_the_main_group(tmp_path, monkeypatch):
     @click.group()
     @click.option("--course", "course_root", type=click.Path(file_okay=False, path_type=Path))
@@ -127,6 +131,7 @@ def test_commands_take_the_course_from_the_main_group(tmp_path, monkeypatch):
     assert (out / "report.html").is_file() and (out / "feedback" / "alice" / "feedback.html").is_file()
 
 
+@pytest.mark.slow
 def test_wrong_answers_are_grouped_by_the_value_received(tmp_path):
     wrong = {"count_solutions(5)": dict(value=0)}
     out = fake_gradebook(tmp_path, [
@@ -148,6 +153,7 @@ def test_wrong_answers_are_grouped_by_the_value_received(tmp_path):
     assert rates == sorted(rates) and rates[0] == 33 and rates[-1] == 100
 
 
+@pytest.mark.slow
 def test_one_row_per_student_who_wrote_nothing_and_late_hand_ins(tmp_path):
     _, assignment = nqueens()
     nothing = {c.name: dict(status="error", message="NotImplementedError: replace this line with your code")

@@ -11,6 +11,7 @@ def run(course_root, *args):
     return CliRunner().invoke(main, ["--course", str(course_root), *args])
 
 
+@pytest.mark.slow
 def test_committed_generated_files_are_up_to_date(build_check_of_the_course):
     result = build_check_of_the_course
     assert result.exit_code == 0, result.output
@@ -38,6 +39,7 @@ def test_check_fails_after_the_reference_changes_and_passes_after_build(course_c
     assert "+|0|1|" in (course_copy / "autograder/assignments/n-queens/expected.json").read_text()
 
 
+@pytest.mark.slow
 def test_check_names_a_hand_edited_student_notebook(course_copy):
     student = course_copy / "assignments" / "n-queens" / "n-queens.ipynb"
     student.write_text(student.read_text().replace("BEGIN YOUR CODE", "BEGIN MY CODE", 1))

@@ -68,6 +68,7 @@ FRONTEND_LINES = [
 ]
 
 
+@pytest.mark.slow
 def test_frontend_magics_and_display_cost_a_correct_notebook_nothing(nqueens, nqueens_expected, tmp_path):
     notebook = nbformat.read(SUBMISSIONS / "alice.ipynb", as_version=4)
     for line in reversed(FRONTEND_LINES):

@@ -64,12 +64,14 @@ def submit(tmp_path, root, fast_source, extra=""):
     return path
 
 
+@pytest.mark.slow
 def test_fast_and_right_earns_everything(speed_course, tmp_path):
     root, assignment, expected = speed_course
     result = grade(assignment, expected, "s", submit(tmp_path, root, FAST.replace("SOLUTION", "YOUR CODE")))
     assert result.score == 5
 
 
+@pytest.mark.slow
 def test_right_but_as_slow_as_the_baseline_loses_the_speed_case(speed_course, tmp_path):
     root, assignment, expected = speed_course
     slow = "def fast_sum(n):\n    return slow_sum(n)"
@@ -79,6 +81,7 @@ def test_right_but_as_slow_as_the_baseline_loses_the_speed_case(speed_course, tm
     assert speed.status == "failed" and "times faster than slow_sum(200000)" in speed.message
 
 
+@pytest.mark.slow
 def test_patching_the_clock_or_the_baseline_earns_nothing(speed_course, tmp_path):
     root, assignment, expected = speed_course
     cheat = ("import time\n"
@@ -92,6 +95,7 @@ def test_patching_the_clock_or_the_baseline_earns_nothing(speed_course, tmp_path
     assert result.cases[1].status == "failed"
 
 
+@pytest.mark.slow
 def test_the_notebook_checks_time_the_same_rule(speed_course, capsys):
     root, _, _ = speed_course
     notebook = nbformat.read(root / "assignments" / "squares" / "squares.ipynb", as_version=4)

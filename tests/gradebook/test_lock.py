@@ -69,6 +69,7 @@ def semester(course_copy, tmp_path):
     return course_copy
 
 
+@pytest.mark.slow
 def test_every_verb_that_changes_a_gradebook_waits_for_none_and_changes_nothing(semester, tmp_path):
     folder = semester / "grades" / "n-queens"
     records = semester / "grades" / "course.db"
@@ -97,6 +98,7 @@ def test_every_verb_that_changes_a_gradebook_waits_for_none_and_changes_nothing(
     assert json.loads((folder / lock.LOCK_NAME).read_text() or "{}") == {}     # free, and says so
 
 
+@pytest.mark.slow
 def test_readers_share_and_a_writer_waits_for_them(semester, tmp_path, monkeypatch):
     folder = semester / "grades" / "n-queens"
     reading = holder(folder, "shared")
@@ -119,6 +121,7 @@ def test_readers_share_and_a_writer_waits_for_them(semester, tmp_path, monkeypat
     assert "adjustment #1" in out
 
 
+@pytest.mark.slow
 def test_a_killed_holder_leaves_no_lock_behind(semester):
     folder = semester / "grades" / "n-queens"
     grading = holder(folder)

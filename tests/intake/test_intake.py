@@ -45,6 +45,7 @@ def canvas_zip(path):
     return path
 
 
+@pytest.mark.slow
 def test_canvas_zip_names_students_and_refuses_unsafe_entries(tmp_path):
     rows, _ = grade(tmp_path / "out", canvas_zip(tmp_path / "submissions.zip"))
     assert rows["canvas:1001"]["score"] == "5" and rows["canvas:1001"]["status"] == "graded"

@@ -86,6 +86,7 @@ def zip_folder(bundle, folder, prefix):
             add(bundle, path, f"{prefix}/{path.relative_to(folder).as_posix()}")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("git"), reason="git is needed to build the crafted repository")
 def test_a_crafted_git_config_never_runs_a_command_wherever_it_is_found(tmp_path):
     marker = tmp_path / "ran-a-command"
@@ -119,6 +120,7 @@ def test_a_crafted_git_config_never_runs_a_command_wherever_it_is_found(tmp_path
     assert (rows["eve"]["score"], rows["eve"]["handed_in_at"]) == ("0", "")   # no commit readable: no time
 
 
+@pytest.mark.slow
 def test_a_commit_time_is_read_only_for_clones_the_instructor_named(tmp_path):
     classroom = tmp_path / "classroom"
     env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a",
@@ -190,6 +192,7 @@ def raw_zip_with_invalid_utf8_name(path, good_entries):
     path.write_bytes(data.replace(placeholder.encode(), bad))
 
 
+@pytest.mark.slow
 def test_names_no_file_system_takes_each_get_a_row_and_the_class_is_graded(tmp_path):
     archive = tmp_path / "submissions.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
@@ -222,6 +225,7 @@ def notebook_with(extra_cell=None, metadata=None):
     return notebook
 
 
+@pytest.mark.slow
 def test_notebooks_too_deep_or_too_many_objects_are_refused_in_bounded_memory(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
@@ -248,6 +252,7 @@ def test_notebooks_too_deep_or_too_many_objects_are_refused_in_bounded_memory(tm
     assert before < 1024 ** 2 and peak_mb < 1024, f"the grader used {peak_mb:.0f} MB"
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_in_a_failing_cell_costs_nothing_on_every_run(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
@@ -306,6 +311,7 @@ def test_names_inside_one_student_s_zip_are_that_student_s(tmp_path):
     assert (rows["bob"]["score"], rows["bob"]["handins"]) == ("5", "1")
 
 
+@pytest.mark.slow
 def test_a_yaml_alias_bomb_in_gradescope_metadata_is_one_line(tmp_path):
     export = tmp_path / "export"
     (export / "submission_1").mkdir(parents=True)
@@ -320,6 +326,7 @@ def test_a_yaml_alias_bomb_in_gradescope_metadata_is_one_line(tmp_path):
     assert done.returncode == 1 and "aliases" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_folders_nested_thousands_deep_are_not_walked_to_the_bottom(tmp_path):
     folder = tmp_path / "in" / "zed"
     _make_deep(folder, 300)                       # far deeper than any hand-in (pytest must still remove it)

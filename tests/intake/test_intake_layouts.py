@@ -89,6 +89,7 @@ def gradescope_export(folder, submitters):
     return folder
 
 
+@pytest.mark.slow
 def test_gradescope_submitters_with_the_same_name_and_hostile_names(tmp_path):
     export = gradescope_export(tmp_path / "export", {
         "submission_1": (ALICE, [("Sam Lee", "1001", "sam.lee@example.edu")], "2026-03-01 10:00:00.0 -08:00"),
@@ -107,6 +108,7 @@ def test_gradescope_submitters_with_the_same_name_and_hostile_names(tmp_path):
 # --- folders of files ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_folder_per_student_is_one_student_each(tmp_path):
     for student, notebook in (("alice", ALICE), ("bob", BOB)):
         (tmp_path / "in" / student).mkdir(parents=True)
@@ -129,6 +131,7 @@ def test_duplicate_downloads_are_one_student_and_said(tmp_path):
     assert "taken as downloads of one hand-in by 'carol'" in output
 
 
+@pytest.mark.slow
 def test_an_unclear_layout_is_said_with_a_student_pattern_to_try(tmp_path):
     for student, notebook in (("s1", ALICE), ("s2", BOB)):
         (tmp_path / "in" / "section-2" / student).mkdir(parents=True)
@@ -173,6 +176,7 @@ def limited_to_6_gb():
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+@pytest.mark.slow
 def test_classroom_links_out_of_the_repository_are_never_followed(tmp_path):
     classroom = tmp_path / "classroom"
     clone(classroom, "alice", ALICE)
@@ -249,6 +253,7 @@ def test_a_notebook_of_another_assignment_is_said_to_be_one(tmp_path):
     assert "uninformed-search" in page and "NameError" not in page
 
 
+@pytest.mark.slow
 def test_a_second_class_in_the_same_output_folder_is_refused(tmp_path):
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
@@ -303,6 +308,7 @@ def test_late_hand_ins_without_a_deadline_keep_canvas_s_mark(tmp_path):
     assert "lateness: no deadline" in output and "kingcarol (canvas:1002): late" in output
 
 
+@pytest.mark.slow
 def test_late_hand_ins_with_a_deadline_and_a_per_day_penalty(tmp_path):
     # Canvas's zip says who was late (_LATE_) but not when anyone handed in: a times file says when.
     times = tmp_path / "times.csv"
@@ -347,6 +353,7 @@ def test_canvas_s_late_mark_without_a_time_costs_one_started_day_never_the_zip_s
     assert "counted as 1 day" in late["late_note"]
 
 
+@pytest.mark.slow
 def test_a_moodle_worksheet_gives_the_times_and_the_zip_never_does(tmp_path):
     archive = tmp_path / "moodle.zip"
     with zipfile.ZipFile(archive, "w") as bundle:      # every entry with the download's time
@@ -380,6 +387,7 @@ def test_a_moodle_worksheet_gives_the_times_and_the_zip_never_does(tmp_path):
     assert "warning: 1 row(s) of the times file match no hand-in" in said and "Zed Nobody (moodle:509)" in said
 
 
+@pytest.mark.slow
 def test_a_course_toml_deadline_and_cap_apply_to_classroom_commit_times(course_copy, tmp_path):
     set_assignment_table(course_copy, 'deadline = "2026-03-01T23:59:00-05:00"\nlate_policy = "cap"\nlate_cap = 2.5\n')
     classroom = tmp_path / "classroom"
@@ -434,6 +442,7 @@ def test_a_zip_in_a_student_s_folder_is_that_student_s(tmp_path):
     assert {k: r["score"] for k, r in rows.items()} == {"alice": "5", "bob": "0"}
 
 
+@pytest.mark.slow
 def test_the_live_progress_names_what_runs_and_survives_markup_in_names(tmp_path, monkeypatch):
     import io
     from types import SimpleNamespace
@@ -469,6 +478,7 @@ def test_a_refused_zip_entry_keeps_its_moodle_student(tmp_path):
 # --- real LMS downloads, as each vendor writes them (the fidelity issue) ------------------------------------
 
 
+@pytest.mark.slow
 def test_canvas_names_keep_underscores_anonymous_ids_and_text_or_url_entries(tmp_path):
     """content_zipper.rb: <name>[_LATE]_<user id>_<attachment id>_<file>, [LATE_]anon_<id>_... under anonymous
     grading, and <name>_<user id>_text.html / _link.html for text-entry and URL submissions."""
@@ -508,6 +518,7 @@ def test_a_helper_file_beside_the_notebook_is_its_companion_not_the_hand_in(tmp_
     assert [name for name, _ in handin.companions] == ["utils.py"]     # Canvas's prefix taken off
 
 
+@pytest.mark.slow
 def test_a_helper_module_handed_in_beside_the_notebook_is_beside_it_when_it_runs(tmp_path):
     # Canvas names every file of one hand-in <name>_<user id>_<submission id>_<original name>; Moodle puts
     # them in one <name>_<id>_assignsubmission_file_ folder; a Classroom clone holds them in its repository.
@@ -529,6 +540,7 @@ def test_a_helper_module_handed_in_beside_the_notebook_is_beside_it_when_it_runs
     assert rows["ann"]["score"] == "0"                    # so the module, and only it, made the difference
 
 
+@pytest.mark.slow
 def test_a_databricks_source_file_is_split_at_its_command_lines(tmp_path):
     cells = [c for c in json.loads(ALICE.read_text())["cells"] if c["cell_type"] == "code"]
     chunks = ["# Databricks notebook source"]
@@ -550,6 +562,7 @@ def test_a_notebook_for_another_language_says_so(tmp_path):
     assert "for R" in rows["rita"]["message"]
 
 
+@pytest.mark.slow
 def test_the_folder_where_gh_classroom_clone_ran_and_a_slug_unlike_the_assignment(tmp_path):
     """`gh classroom clone student-repos` writes <slug>-submissions/<slug>-<user>/."""
     where = tmp_path / "course-work"
@@ -601,6 +614,7 @@ def test_the_wrong_assignment_for_the_whole_class_is_said_once_with_the_right_id
     assert "did you mean --assignment uninformed-search?" in output
 
 
+@pytest.mark.slow
 def test_notes_for_two_downloads_given_by_name_and_a_lone_assignment_named_file(tmp_path):
     shutil.copy(BOB, tmp_path / "carol.ipynb")
     shutil.copy(ALICE, tmp_path / "carol (1).ipynb")
@@ -620,6 +634,7 @@ def test_a_mistyped_path_leaves_no_output_folder_behind(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_moodle_as_it_writes_today_folders_without_a_trailing_underscore_online_text_and_blind_marking(tmp_path):
     """downloader.php: <Full Name>_<participant>_assignsubmission_<plugin>/ (folders on, the default);
     online text as onlinetext.html; "Participant" under blind marking; a folder with no notebook is a row."""
@@ -651,6 +666,7 @@ def test_helper_modules_reach_the_worker_within_their_cap(tmp_path):
     assert list(files) == [name for name, _ in helpers[:len(files)]]      # the first ones, in order
 
 
+@pytest.mark.slow
 def test_two_downloads_without_hand_in_times_are_ordered_by_the_lms_never_by_their_score(tmp_path):
     # The trial: alice 5/5 in one download, 0 in a later one, no hand-in times: the better score won silently.
     # Canvas numbers every upload, a later one higher (the attachment id of `<name>_<user>_<attachment>_...`).
@@ -747,6 +763,7 @@ def test_a_sandbox_folder_a_killed_run_left_is_swept_and_a_live_one_kept(tmp_pat
     os.chmod(live / "work", 0o700)
 
 
+@pytest.mark.slow
 def test_canvas_names_by_content_zipper_s_grammar_late_in_a_name_and_digits_only_names(tmp_path):
     # The trial (finding 11): Canvas writes its mark as `LATE`; a lower-case `late` is the name's (user "Jo_Late",
     # a student named Late), and a name of digits only (`2024`) is a name, not the user id.
@@ -762,6 +779,7 @@ def test_canvas_names_by_content_zipper_s_grammar_late_in_a_name_and_digits_only
     assert (rows["canvas:1003"]["late"], rows["canvas:1003"]["score"]) == ("yes", "4.5")
 
 
+@pytest.mark.slow
 def test_a_second_canvas_upload_of_the_same_name_is_named_like_the_assignment(tmp_path):
     # The trial (finding 6): one submission of n-queens.ipynb (bob's, 0) and n-queens-1.ipynb (Canvas's name for
     # a file uploaded again under that name, 5/5) scored 0: the -1 file was not "named like the assignment".

@@ -30,6 +30,7 @@ def cli(course, *args):
 # --- every LMS's download ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", [gradescope_zip, gradescope_unzipped])
 def test_a_gradescope_export_zipped_or_unzipped_gives_one_row_per_submitter_with_names_emails_and_times(
         layout, tmp_path):
@@ -44,6 +45,7 @@ def test_a_gradescope_export_zipped_or_unzipped_gives_one_row_per_submitter_with
     assert emails["gradescope:901"] == "bjones@uni.example"
 
 
+@pytest.mark.slow
 def test_blackboard_d2l_drive_and_teams_downloads_of_one_class_give_one_row_per_student(tmp_path):
     downloads = [layout(tmp_path)[0] for layout in (blackboard, d2l, drive, teams)]
     rows, output = grade(tmp_path / "out", *downloads)
@@ -62,6 +64,7 @@ def test_blackboard_d2l_drive_and_teams_downloads_of_one_class_give_one_row_per_
     assert "Google Drive folder download" in output
 
 
+@pytest.mark.slow
 def test_blackboard_and_d2l_rosters_import_and_match_their_downloads(course_copy, tmp_path):
     roster = tmp_path / "full_grade_centre.csv"
     roster.write_text('"Last Name","First Name","Username","Student ID","Last Access","Availability",'
@@ -82,6 +85,7 @@ def test_blackboard_and_d2l_rosters_import_and_match_their_downloads(course_copy
 # --- one submission, two notebooks; a zip inside a submission -------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_canvas_submission_with_a_blank_copy_scores_5_and_names_both_notebooks(tmp_path):
     archive = tmp_path / "submissions.zip"
     template = ROOT / "assignments" / "n-queens" / "n-queens.ipynb"
@@ -181,6 +185,7 @@ CLASSROOM50 = "username,first_name,last_name,email,section,github_id\n" \
               "alice,Alice,Smith,alice@uni.example,A,101\nbob,Bob,Jones,bob@uni.example,B,102\n"
 
 
+@pytest.mark.slow
 def test_classroom_clones_named_any_way_are_matched_by_the_roster_s_github_usernames(course_copy, tmp_path):
     classroom = tmp_path / "classroom"
     for name, notebook in (("cs-principles-n-queens-alice", ALICE), ("n-queens-puzzle-bob", BOB),
@@ -294,6 +299,7 @@ def test_any_full_name_gets_its_row(name, tmp_path):
 # --- the odd ones ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_trailing_nuls_marimo_look_alike_names_and_plaintext_language_info_each_get_clear_words(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()

@@ -54,6 +54,7 @@ def test_six_clients_are_here_with_their_provenance():
         assert f"| {client}.ipynb |" in provenance, client
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", CLIENTS)
 def test_a_correct_solution_in_a_real_client_s_notebook_scores_5(client, nqueens, nqueens_expected, tmp_path):
     path = transplant(REAL / f"{client}.ipynb", tmp_path / f"{client}.ipynb")

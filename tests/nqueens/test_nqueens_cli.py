@@ -156,6 +156,7 @@ def test_python_m_nqueens_solve_8():
     check_board(done.stdout, 8)
 
 
+@pytest.mark.slow
 def test_python_m_nqueens_no_three_in_line_and_errors():
     done = python_m_nqueens("solve", "7", "--no-three-in-line")
     assert (done.returncode, done.stdout) == (0, "no solution\n")

@@ -8,13 +8,14 @@ from nqueens import backtracking, bitmask, board, parallel
 A000170 = dict(enumerate([1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596], start=1))
 
 
-@pytest.mark.parametrize("n", range(1, 14))
+# The largest boards cost about a second of CPU each: the slow tier's (make test), the rest every time.
+@pytest.mark.parametrize("n", [*range(1, 13), pytest.param(13, marks=pytest.mark.slow)])
 def test_bitmask_count_matches_oeis(n):
     assert bitmask.count(n) == A000170[n]
 
 
 # n = 14 takes seconds of CPU (365,596 solutions): the slow tier's (make test), the rest every time.
-@pytest.mark.parametrize("n", [1, 5, 11, 12, 13, pytest.param(14, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("n", [1, 5, 11, 12, *(pytest.param(n, marks=pytest.mark.slow) for n in (13, 14))])
 def test_parallel_count_matches_oeis(n):
     assert parallel.count(n, workers=2) == A000170[n]
 
@@ -42,6 +43,7 @@ def test_both_generators_yield_the_same_valid_solutions(n):
     assert all(board.is_solution(pos) for pos in found)
 
 
+@pytest.mark.slow
 def test_first_solutions():
     assert backtracking.first_solution(8) == bitmask.first_solution(8) == [0, 4, 7, 5, 2, 6, 1, 3]
     assert backtracking.first_solution(3) is None

@@ -4,7 +4,8 @@ import pytest
 
 from nqueens import backtracking, board, sat, three_in_line
 
-QUICK = range(1, 13)
+# n = 12 costs over a second of CPU per method: the slow tier's (make test).
+QUICK = [*range(1, 12), pytest.param(12, marks=pytest.mark.slow)]
 
 
 def test_board_helpers_on_known_positions():

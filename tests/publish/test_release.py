@@ -132,6 +132,7 @@ def classroom(tmp_path):
     return clones, out
 
 
+@pytest.mark.slow
 def test_classroom_release_commits_feedback_on_a_branch_and_touches_nothing_else(classroom):
     clones, out = classroom
     alice, bob = clones / "n-queens-alice", clones / "n-queens-bob"
@@ -151,6 +152,7 @@ def test_classroom_release_commits_feedback_on_a_branch_and_touches_nothing_else
     assert manifest["students"]["bob"]["commit"] == git(bob, "rev-parse", "feedback")
 
 
+@pytest.mark.slow
 def test_classroom_release_twice_is_a_no_op_and_a_regrade_updates_only_who_changed(classroom):
     clones, out = classroom
     alice, bob = clones / "n-queens-alice", clones / "n-queens-bob"

@@ -157,6 +157,7 @@ def _small_class(folder, count=12, seed=5):
     return students
 
 
+@pytest.mark.slow
 def test_the_template_names_and_layout_are_left_out(tmp_path, nqueens):
     folder = tmp_path / "in"
     students = _small_class(folder, 6)
@@ -183,6 +184,7 @@ def test_the_template_names_and_layout_are_left_out(tmp_path, nqueens):
     assert all(p.kind == "cell" and p.name.isdigit() for d in result.documents for p in d.pieces)
 
 
+@pytest.mark.slow
 def test_past_classes_and_a_published_solution_are_compared(tmp_path, nqueens):
     past = tmp_path / "fall-2026" / "grades"
     _small_class(tmp_path / "past-in", 5, seed=11)
@@ -207,6 +209,7 @@ def test_past_classes_and_a_published_solution_are_compared(tmp_path, nqueens):
     assert shown["documents"] == 7 + 5 + 1 and len(students) == 5
 
 
+@pytest.mark.slow
 def test_a_gradebook_from_before_code_was_kept_says_so(tmp_path, nqueens):
     _small_class(tmp_path / "in", 3)
     grade(tmp_path / "in", tmp_path / "out")
