@@ -46,7 +46,7 @@ demo: install
 	@echo "feedback pages: $(DEMO_OUT)/<assignment>/feedback/<student>/feedback.html"
 	@echo "class reports:  $(DEMO_OUT)/<assignment>/report.html"
 
-# The tiers (markers in pyproject.toml).  quick: after each change, under two minutes; it needs
+# The tiers (markers in pyproject.toml).  quick: after each change, under 90 s of CPU (CONTRIBUTING.md); it needs
 # no kernel, browser, other grader or second user, so only the test tools.
 QUICK := not kernel and not browser and not peers and not conditions and not slow and not alone
 
