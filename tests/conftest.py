@@ -94,15 +94,15 @@ class _KeptSandbox:
         return False
 
 
-_KEPT_SANDBOXES = {}   # (limits, isolation asked for) -> Sandbox, for this pytest process
+_KEPT_SANDBOXES = {}   # (limits, isolation asked for) -> the Sandbox kept, or None where the layer is `users`
 
 
 @pytest.fixture
 def one_sandbox_per_process(monkeypatch, tmp_path_factory):
     """Every class run of the test grades in one sandbox kept for this pytest process, not one of its own.
 
-    Why: starting a sandbox (its zygote imports numpy and sympy) costs about 0.6 s of CPU, most of what grading a
-    class of two costs; tests of intake, feedback and release grade some hundred such classes.  A sandbox grading
+    Why: starting a sandbox (its zygote imports numpy and sympy) costs about 0.8 s of CPU, more than grading a
+    class of two; tests of intake, feedback and release grade some hundred such classes.  A sandbox grading
     one class after another is what a class of a hundred is to the engine (each hand-in a fresh worker, user id
     and folder), so nothing those tests judge changes.  What a sandbox's start and end do (a layer's choice, the
     `users` layer making a run's own hand-ins private, Ctrl-C) is tested by tests that do not use this fixture;
@@ -112,18 +112,17 @@ def one_sandbox_per_process(monkeypatch, tmp_path_factory):
 
     def sandbox(limits, workdir=None, isolation="auto", protect=(), protect_trees=()):
         key = (limits, isolation)
-        kept = _KEPT_SANDBOXES.get(key, "none yet")
-        if kept is not None and kept != "none yet" and kept.zygote.poll() is None:
-            return _KeptSandbox(kept)
-        if kept == "none yet" or kept is not None:   # (a kept sandbox that died is replaced)
+        kept = _KEPT_SANDBOXES.get(key)
+        if key not in _KEPT_SANDBOXES or (kept is not None and kept.zygote.poll() is not None):   # none, or died
             kept = RealSandbox(limits, workdir=tmp_path_factory.mktemp("kept-sandbox"), isolation=isolation)
-            if kept.isolation != "users":
-                _KEPT_SANDBOXES[key] = kept
-                return _KeptSandbox(kept)
-            kept.close()
-            _KEPT_SANDBOXES[key] = None
-        return RealSandbox(limits, workdir=workdir, isolation=isolation, protect=protect,
-                           protect_trees=protect_trees)
+            if kept.isolation == "users":
+                kept.close()
+                kept = None
+            _KEPT_SANDBOXES[key] = kept
+        if kept is None:
+            return RealSandbox(limits, workdir=workdir, isolation=isolation, protect=protect,
+                               protect_trees=protect_trees)
+        return _KeptSandbox(kept)
 
     monkeypatch.setattr(class_run, "Sandbox", sandbox)
 
