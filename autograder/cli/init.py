@@ -241,7 +241,7 @@ def _summary(course, assignment_ids, build):
     if not build:
         click.echo("not built: run `autograder build` before you push")
         return
-    report = run_build(course, progress=lambda message: click.echo(f"  {message}", err=True))
+    report = run_build(course, progress=lambda message: click.echo(f"  {message}", err=True), retime=False)
     for written in report.written:
         click.echo(f"wrote {written}")
     click.echo("Colab links to share with students (live once you push):")

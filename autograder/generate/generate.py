@@ -31,7 +31,10 @@ class BuildReport:
     failures: list = field(default_factory=list)  # mutation scores below their floor
 
 
-def build(course, check=False, progress=print):
+def build(course, check=False, progress=print, retime=True):
+    """`retime=False` (`autograder init`): keep each recorded timing that names the assignment's cases, unmeasured.
+    init changes links and settings, never the reference's code, so its times still hold; measured again on a busy
+    machine they could move a limit, and with it every student notebook, which a fork's example class must match."""
     texts, sheets, audits = {}, {}, []
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)
@@ -39,14 +42,17 @@ def build(course, check=False, progress=print):
         reference = read_reference(assignment)
         expected = compute_expected(assignment, reference)
         texts[assignment.expected_path] = expected_text(assignment, expected)
-        # Timings vary run to run: the recorded ones stay while they still hold (limits.py).
-        timing = compute_timing(assignment, reference)
         recorded = load_timing(assignment)
-        if limits_current(recorded, timing, assignment.limit_floor, assignment.limit_factor):
+        if not retime and recorded is not None and set(recorded["cases"]) == {c.name for c in assignment.cases}:
             texts[assignment.timing_path], timing = _read(assignment.timing_path), recorded
         else:
-            texts[assignment.timing_path] = timing_text(assignment, timing["cases"], timing["cells"],
-                                                        timing["calibration"])
+            # Timings vary run to run: the recorded ones stay while they still hold (limits.py).
+            timing = compute_timing(assignment, reference)
+            if limits_current(recorded, timing, assignment.limit_floor, assignment.limit_factor):
+                texts[assignment.timing_path], timing = _read(assignment.timing_path), recorded
+            else:
+                texts[assignment.timing_path] = timing_text(assignment, timing["cases"], timing["cells"],
+                                                            timing["calibration"])
         # The rubric's column and the check cells state the same limits: those of the machine that built.
         limits_here = case_limits(assignment, timing, 1.0)
         context = Context(assignment, expected, course.colab_url(assignment.student_path.relative_to(course.root)),

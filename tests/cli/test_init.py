@@ -113,6 +113,9 @@ def test_every_generated_file_points_at_the_new_repository(adopted):
         # The example class still matches the student notebook (the tests of a fork pass).
         judy = root / "examples" / assignment_id / "submissions" / "judy.ipynb"
         assert without_colab_badge(judy) == without_colab_badge(assignment.student_path)
+        # init changes no code: the reference's recorded times are kept, never measured again on a busy machine
+        timing = assignment.timing_path.relative_to(root)
+        assert assignment.timing_path.read_bytes() == (ROOT / timing).read_bytes()
     for path in [*(root / "assignments").rglob("*"), root / "course.toml"]:
         assert not path.is_file() or OLD not in path.read_text(), path
     build = subprocess.run([*AUTOGRADER, "--course", root, "build", "--check"], capture_output=True, text=True)
