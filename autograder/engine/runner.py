@@ -35,6 +35,7 @@ class CallOutcome:
     traceback: str = ""
     seconds: float = 0.0
     cpu_seconds: float | None = None  # CPU time of the call, as its process counted it (median of repeats)
+    cpu_fastest: float | None = None  # the least of those CPU times: the run least disturbed by other work
 
 
 @dataclass
@@ -255,6 +256,7 @@ class _Run:
             if best is None or seconds < best.seconds:
                 best = CallOutcome("ok", value=reply["value"], seconds=seconds)
         best.cpu_seconds = statistics.median(cpu) if cpu else None
+        best.cpu_fastest = min(cpu) if cpu else None
         return best, True
 
 
