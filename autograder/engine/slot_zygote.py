@@ -313,11 +313,11 @@ class SlotZygote(Reaper):
 
     def _remove_doomed(self, folder):
         if not sweep.remove_tree(folder):
+            self._make_dirty("an ended hand-in's folder could not be removed")
             try:
                 os.chmod(folder, 0)   # hidden again: removing it made its folders ours to list
             except OSError:
                 pass
-            self._make_dirty("an ended hand-in's folder could not be removed")
 
     def _make_dirty(self, why):
         self.dirty = self.dirty or f"this slot could not be cleaned up after a hand-in: {why}"

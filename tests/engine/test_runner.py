@@ -585,8 +585,10 @@ def test_a_hand_ins_files_that_cannot_be_put_beside_it_are_the_graders_failure_n
 @pytest.mark.slow
 def test_a_slot_that_cannot_be_cleaned_is_replaced_and_the_next_hand_in_is_not_charged():
     """A folder its slot's zygote cannot remove (made immutable here, as nothing a hand-in may do could make it):
-    the zygote hands over no other worker after it; the slot gets a new zygote, with user ids and folders of
-    its own, and the hand-ins after it are graded as ever.  The folder stayed hidden meanwhile."""
+    once the zygote has failed to remove it, it hands over no other worker; the slot gets a new zygote, with user
+    ids and folders of its own, and the hand-ins after it are graded as ever.  The folder stayed hidden meanwhile.
+    (CI once saw a third worker from the old zygote: asked for ahead as the second closed, before the zygote had
+    tried the removal.  The test waited for the removal after closing the second; it now waits before.)"""
     import shutil
     import subprocess
     from autograder.engine import isolation
@@ -606,16 +608,19 @@ def test_a_slot_that_cannot_be_cleaned_is_replaced_and_the_next_hand_in_is_not_c
         zygote = _parent_of(first.pid)
         try:
             first.close()
-            second = sandbox.worker(0)             # asked for as the first closed: its zygote's still
-            assert second.run_cell("x = 1", 5)["ok"]
-            second.close()
-            # The zygote, idle, fails to remove the first's folder.  When it has tried shows only in the folder
-            # (its file that can be removed is gone); under load that can take seconds, and a worker asked for
-            # before it has tried is rightly the old zygote's.  The zygote reads no request while it tries.
+            second = sandbox.worker(0)   # asked for ahead as the first closed: handed over before any removal
+            # The zygote, idle while the second runs, fails to remove the first's folder.  When it has failed
+            # shows only in the folder: it makes the folder 0700 to empty it, removes the file it can, marks
+            # itself unfit, and hides the folder again (mode 0).  The wait lasts while the second is live: its
+            # closing asks the zygote for the next worker ahead, and a worker asked for before the zygote has
+            # failed is rightly still its own (the folder it could not remove was hidden all along).
             deadline = time.monotonic() + 60
-            while not (hidden.is_dir() and "removable" not in os.listdir(hidden)):
+            while not (hidden.is_dir() and "removable" not in os.listdir(hidden)
+                       and (hidden.stat().st_mode & 0o777) == 0):
                 assert time.monotonic() < deadline, "the zygote never tried to remove the ended hand-in's folder"
                 time.sleep(0.05)
+            assert second.run_cell("x = 1", 5)["ok"]
+            second.close()
             third = sandbox.worker(0)
             assert third.run_cell("import os\nassert not os.listdir('.')", 5)["ok"]
             assert _parent_of(third.pid) != zygote
