@@ -109,7 +109,7 @@ def _own_deadline(course, assignment_id):
             saved = gradebook.saved_rules(assignment_id)
         finally:
             gradebook.close()
-        deadline = saved.deadline if saved is not None else None
+        deadline = saved.in_zone(course.zone).deadline if saved is not None else None
     return deadline
 
 

@@ -69,6 +69,8 @@ def _release(course, assignment, out_dir, target, kind, lms_column, force):
     waiting = _not_graded_yet(out_dir, assignment, force, tests)
     absent = load_absent(out_dir, assignment.id)
     _unresolved(out_dir, assignment, absent, _set_aside(course, assignment), force)
+    if not roster:
+        _unplaced_without_roster(out_dir, assignment, force)
     pages = build_pages(course, assignment, out_dir)
     waiting_keys = {row.student for row in waiting}
     pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
@@ -131,6 +133,23 @@ def _unresolved(out_dir, assignment, absent, aside, force):
                           + names([_person(a.name, a.student) for a in unresolved]))
     error.details = (*unplaced_lines(assignment.id, load_unplaced(out_dir, assignment.id, aside)),
                      "or give --force to release those students with a blank grade (never 0)")
+    raise error
+
+
+def _unplaced_without_roster(out_dir, assignment, force):
+    """Refused (nothing released) while hand-ins wait for a class list to say whose they are (D2L submissions
+    under one name, grade/class_run.py), unless `force`: released then as graded, each under its own row."""
+    found = load_unplaced(out_dir, assignment.id)
+    if not found:
+        return
+    if force:
+        click.echo("warning: released with no class list to say whose they are (--force): "
+                   + names([f"{name} ({key})" for key, name, _, _ in found]), err=True)
+        return
+    error = FeedbackError(f"{len(found)} hand-in(s) of {assignment.id} cannot be placed without a class list, so "
+                          "nothing is released: " + names([f"{name} ({key})" for key, name, _, _ in found]))
+    error.details = (*sorted({why for _, _, _, why in found}),
+                     "or give --force to release each as a row of its own")
     raise error
 
 

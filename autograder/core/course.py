@@ -16,8 +16,9 @@ student README): by deadline, then by their order in course.toml, then by id.
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pathlib import Path
 from .errors import AutograderError
 from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, checked
@@ -48,6 +49,16 @@ class Course:
 
     # Where the course keeps its grades ([course] grades in course.toml; relative to the course folder).
     grades: str = "grades"
+    # The course's time zone by name ([course] timezone, e.g. "America/New_York"), "" when not given.  A
+    # deadline's UTC offset holds on its own date only: a time written without an offset (Moodle's worksheet,
+    # a zip entry, `extend --until 2026-11-05`) on the other side of a change to or from summer time is an
+    # hour off when read at it.
+    timezone: str = ""
+
+    @property
+    def zone(self):
+        """The course's time zone (zoneinfo), or None when course.toml names none."""
+        return ZoneInfo(self.timezone) if self.timezone else None
 
     @property
     def cases_dir(self):
@@ -197,7 +208,20 @@ def load_course(root=None):
                                                 f"{path}: [course] points_per_assignment", " points"), lms=lms,
                   limits=_limits(document.get("limits", {}), path),
                   assignments=_assignment_tables(document.get("assignment", {}), path),
-                  grades=_folder(data.get("grades", "grades"), f"{path} [course]"))
+                  grades=_folder(data.get("grades", "grades"), f"{path} [course]"),
+                  timezone=check_timezone(data.get("timezone", ""), f"{path}: [course] timezone"))
+
+
+def check_timezone(value, where):
+    """A time zone's name as the IANA database spells it ("Europe/Paris"), or "" for none."""
+    if value in ("", None):
+        return ""
+    try:
+        ZoneInfo(str(value))
+    except (ZoneInfoNotFoundError, ValueError, TypeError):
+        raise CourseError(f"{where}: {str(value)[:60]!r} is not a time zone's name, such as \"America/New_York\" or "
+                          "\"Europe/Paris\" (the IANA database's)") from None
+    return str(value)
 
 
 def parse_deadline(text, zone=None):
@@ -249,6 +273,13 @@ class LateRules:
     penalty: float = 0.0
     cap: float | None = None
 
+    def in_zone(self, zone):
+        """The same rules, the deadline's clock that of `zone` (the course's, None: as it is): what a hand-in
+        time without an offset is read in (core/lateness.py)."""
+        if zone is None or self.deadline is None:
+            return self
+        return replace(self, deadline=self.deadline.astimezone(zone))
+
     def describe(self):
         deadline = f"deadline {self.deadline.isoformat()}" if self.deadline else "no deadline"
         if self.policy == "per-day":
@@ -268,7 +299,7 @@ def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, 
         # Typed by a person: without an offset it is in the zone of course.toml's deadline for it, when there
         # is one, else this machine's (as `init` reads it); a date alone is 23:59 there.
         try:
-            deadline = parse_deadline(deadline, _zone(table.get("deadline")))
+            deadline = parse_deadline(deadline, course.zone or _zone(table.get("deadline")))
         except CourseError as error:
             raise CourseError(f"--deadline: {error}") from None
         where = "--deadline"
@@ -297,4 +328,4 @@ def late_rules(course, assignment_id, deadline=None, policy=None, penalty=None, 
         raise CourseError(f"{where}: late_policy \"per-day\" needs late_penalty, the points off per day late")
     if policy == "cap" and (cap is None or cap < 0):
         raise CourseError(f"{where}: late_policy \"cap\" needs late_cap, the most points a late hand-in earns")
-    return LateRules(moment, policy, penalty, cap)
+    return LateRules(moment, policy, penalty, cap).in_zone(course.zone)

@@ -14,11 +14,13 @@ import re
 import tomllib
 from datetime import date, datetime, time, timedelta
 
-from .course import DEFAULT_LIMITS, LMS_CHOICES, CourseError, check_branch, github_repository, parse_deadline, setting
+from .course import (DEFAULT_LIMITS, LMS_CHOICES, CourseError, check_branch, check_timezone, github_repository,
+                     parse_deadline, setting)
 from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, plain_number
 
 LATE_POLICIES = ("none", "per-day", "cap")
-COURSE_KEYS = ("name", "repository", "branch", "points_per_assignment", "lms")
+COURSE_KEYS = ("name", "repository", "branch", "points_per_assignment", "lms", "timezone")
+TIMEZONE_NOTE = "times without a UTC offset are read on this zone's clock (summer time)"
 ASSIGNMENT_KEYS = ("deadline", "late_policy", "late_penalty", "late_cap", "lms_column")
 
 
@@ -85,6 +87,7 @@ def check_document(document, where="course.toml"):
         raise CourseError(f"{where}: lms {course.get('lms')!r} is not one of {', '.join(LMS_CHOICES)}")
     points = setting(course.get("points_per_assignment", 5), 0.01, MAX_POINTS,
                      f"{where}: points_per_assignment", " points")
+    check_timezone(course.get("timezone", ""), f"{where}: [course] timezone")
     for key, value in document.get("limits", {}).items():
         if key in DEFAULT_LIMITS:
             setting(value, 0.01, MAX_LIMIT_SECONDS, f"{where}: {key}", " seconds")
@@ -162,7 +165,9 @@ def render(document, assignment_ids):
               _line("repository", course["repository"], "your GitHub repository (students open it in Colab)"),
               _line("branch", course.get("branch", "main"), "the branch the Colab links open"),
               _line("points_per_assignment", course.get("points_per_assignment", 5)),
-              _line("lms", course.get("lms", "other"), " | ".join(LMS_CHOICES))]
+              _line("lms", course.get("lms", "other"), " | ".join(LMS_CHOICES)),
+              _line("timezone", course["timezone"], TIMEZONE_NOTE) if course.get("timezone")
+              else f'# timezone = "America/New_York"     # {TIMEZONE_NOTE}']
     lines += _others(course, COURSE_KEYS)
     lines += ["", "# Time limits in seconds, for assignments whose cases.toml sets none.", "[limits]"]
     lines += [_line(k, limits.get(k, v)) for k, v in DEFAULT_LIMITS.items()]

@@ -13,7 +13,7 @@ penalty is computed from it again whenever the rules change.
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 
 DAY = 86400.0
 
@@ -58,7 +58,8 @@ def assess(handed_in_at, late_mark, raw_score, rules, extended=""):
     if deadline is not None:
         moment = _moment(handed_in_at, deadline.tzinfo)
         if moment is not None and moment.tzinfo is not None:
-            seconds = (moment - deadline).total_seconds()
+            # As instants: two times of one named zone subtract as wall-clock times, blind to summer time.
+            seconds = (moment.astimezone(timezone.utc) - deadline.astimezone(timezone.utc)).total_seconds()
     if late_mark is False:
         late = False
         source = "the LMS marked it on time"

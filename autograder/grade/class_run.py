@@ -15,13 +15,14 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 from ..core.course import late_rules
 from ..engine import HIDES, Limits, Sandbox
 from ..gradebook import Gradebook, lock
 from ..gradebook.store import ABSENT, NOT_GRADED
-from ..roster.match import match
+from ..roster.match import d2l_namesakes_without_roster, match
 from ..roster.store import CourseRecords, RecordsError
 from ..intake import IntakeError, IntakeOptions, collect
 from ..intake.assemble import NOTE, with_notes
@@ -192,6 +193,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
                                       or (course.grades_root / "course.db").is_file()):
         elsewhere = None
     intake.notes += _sweep_stale_sandboxes(out)
+    intake.notes += _offsetless_times(course, rules, intake.handins)
     for note in intake.notes:
         events.note(note)
     gradebook = Gradebook(out / "gradebook.db")
@@ -313,7 +315,7 @@ def _match_roster(records, intake, assignment_id):
 
     What matched by name alone, or not at all, is added to the intake's notes."""
     if records is None or not records.has_roster():
-        return []
+        return _d2l_apart(intake)
     students = records.students(include_off_roster=True)
     matching = match(intake.handins, students, records.aliases(), records.placements(assignment_id))
     rekeyed, copies = [], []
@@ -335,6 +337,43 @@ def _match_roster(records, intake, assignment_id):
     if intake.guess_warning and any(s.lms == "classroom" and s.login for s in students):
         intake.notes.remove(intake.guess_warning)      # the Classroom roster matched them (or says which not)
     intake.notes += matching.notes(assignment_id)
+    return rekeyed
+
+
+def _offsetless_times(course, rules, handins):
+    """A warning when hand-in times without a UTC offset (Moodle's worksheet, D2L's and Blackboard's names, a
+    times file) are read at the deadline's fixed offset because course.toml names no time zone: an hour off
+    for the hand-ins on the other side of a change to or from summer time."""
+    if rules.deadline is None or course.zone is not None:
+        return []
+    count = sum(1 for handin in handins if _offsetless(handin.submitted_at))
+    if not count:
+        return []
+    return [f"warning: {count} hand-in time(s) carry no UTC offset, so they are read at the deadline's "
+            f"({rules.deadline.tzinfo}), which is an hour off across a change to or from summer time: name the "
+            "course's time zone in course.toml ([course] timezone = \"America/New_York\", say) and grade again"]
+
+
+def _offsetless(text):
+    try:
+        return bool(text) and datetime.fromisoformat(text).tzinfo is None
+    except (TypeError, ValueError):
+        return False
+
+
+def _d2l_apart(intake):
+    """With no roster: D2L submissions under one name, each a row of its own, unplaced (see
+    d2l_namesakes_without_roster); [(old key, hand-in, True)] as _match_roster returns."""
+    rekeyed = []
+    for handin, why in d2l_namesakes_without_roster(intake.handins):
+        old, handin.student, handin.unplaced = handin.student, f"d2l:submission:{handin.upload}", why
+        handin.notes = tuple(n for n in handin.notes if "the last one counts" not in n) + (f"{NOTE}{why}",)
+        rekeyed.append((old, handin, True))
+    if rekeyed:
+        names = sorted({handin.name for _, handin, _ in rekeyed})
+        intake.notes.append(f"warning: {len(names)} name(s) with several D2L submissions and no class list to tell "
+                            f"whose each is, kept apart and released with no grade until it is imported: "
+                            + ", ".join(repr(n) for n in names[:8]) + (" ..." if len(names) > 8 else ""))
     return rekeyed
 
 

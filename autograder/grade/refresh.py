@@ -67,7 +67,7 @@ def refresh(course, assignment, records):
         return None
     gradebook = Gradebook(gradebook_path(folder))
     try:
-        rules = gradebook.saved_rules(assignment.id) or late_rules(course, assignment.id)
+        rules = (gradebook.saved_rules(assignment.id) or late_rules(course, assignment.id)).in_zone(course.zone)
         gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
         gradebook.export_csv(assignment.id, folder / "grades.csv")
         return Refreshed(assignment.id, folder, gradebook.grades(assignment.id))

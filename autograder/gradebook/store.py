@@ -248,13 +248,17 @@ class Gradebook:
         # file's time (a browser's later download), else by the download given to `grade` later: never by
         # its score.  The notebooks of one submission tie on all of these (intake/assemble.py): of them, the
         # best counts.
+        # Only what every one of them has orders them (order_keys): a time an earlier run's --times gave one
+        # hand-in does not outrank a later upload graded without one.
         rows = self.db.execute(
             f"SELECT id, status, {ORDER_COLUMNS}, source, raw_score FROM submissions WHERE assignment = ? AND "
             "student = ?", (assignment, student)).fetchall()
         if not rows:
             return
         usable = [r for r in rows if r[1] not in UNGRADABLE] or rows
-        newest = max(usable, key=lambda r: (*_order(r[2:6]), r[7] or 0.0, r[6] or "", r[0]))
+        keys = order_keys([r[2:6] for r in usable], self._zone(assignment))
+        newest = max(zip(keys, usable), key=lambda pair: (*pair[0], pair[1][7] or 0.0, pair[1][6] or "",
+                                                           pair[1][0]))[1]
         self.db.execute("UPDATE submissions SET counted = (id = ?) WHERE assignment = ? AND student = ?",
                         (newest[0], assignment, student))
 
@@ -269,6 +273,11 @@ class Gradebook:
         hand-ins that were late: [(student, name, note)].
         """
         self._save_rules(assignment, rules)
+        with self.db:
+            # The deadline's zone reads the hand-in times without an offset that order a student's hand-ins.
+            for (student,) in self.db.execute("SELECT student FROM submissions WHERE assignment = ? GROUP BY "
+                                              "student HAVING COUNT(*) > 1", (assignment,)).fetchall():
+                self._recount(assignment, student)
         roster = records.students() if records is not None else []
         on_roster = {s.key for s in roster}
         adjustments = {}
@@ -331,6 +340,14 @@ class Gradebook:
             self.db.execute("INSERT OR REPLACE INTO late_rules VALUES (?, ?, ?, ?, ?)",
                             (assignment, rules.deadline.isoformat() if rules.deadline else None, rules.policy,
                              rules.penalty, rules.cap))
+
+    def _zone(self, assignment):
+        """The zone a hand-in time without a UTC offset is read in: the deadline's, as lateness reads it."""
+        row = self.db.execute("SELECT deadline FROM late_rules WHERE assignment = ?", (assignment,)).fetchone()
+        try:
+            return datetime.fromisoformat(row[0]).tzinfo if row and row[0] else None
+        except ValueError:
+            return None
 
     @_one_line_errors
     def saved_rules(self, assignment):
@@ -434,7 +451,7 @@ class Gradebook:
                                 "AND student = ?", (row.assignment, row.student)).fetchall()
         counted = next((r[2:] for r in found if r[0]), None)
         others = [r[2:] for r in found if not r[0] and r[1] not in UNGRADABLE]
-        note = order_note(counted, others) if counted is not None else ""
+        note = order_note(counted, others, self._zone(row.assignment)) if counted is not None else ""
         return replace(row, message="\n".join(filter(None, [note, row.message]))) if note else row
 
     @_one_line_errors
@@ -510,17 +527,44 @@ ORDER_WORDS = ("the LMS's hand-in times", "the LMS's order of uploads (Canvas's 
                "the files' times (a browser's later download)", None)
 
 
-def _order(values):
-    submitted_at, lms_order, file_time, given = values
-    return (submitted_at or "", -1 if lms_order is None else lms_order, file_time or "", given or "")
+def order_keys(rows, zone=None):
+    """A sort key for each of one student's hand-ins (`rows`: their ORDER_COLUMNS values), later is greater.
+
+    A column orders them only when every one of them has it: two hand-in times are compared as instants (a
+    time without a UTC offset read in `zone`, the deadline's), never as text; a hand-in with a time and one
+    without are not ordered by it, nor by the LMS's order when only one has that.  The download given to
+    `grade` later is the rule of last resort (which order_note says)."""
+    times = _instants([r[0] for r in rows], zone)
+    orders = [r[1] for r in rows] if all(type(r[1]) is int for r in rows) else None
+    files = _instants([r[2] for r in rows], zone)
+    return [(times[i] if times else 0.0, orders[i] if orders else 0, files[i] if files else 0.0, row[3] or "")
+            for i, row in enumerate(rows)]
 
 
-def order_note(counted, others):
+def _instants(texts, zone):
+    """The times `texts` as numbers that order them, or None when one is missing, unreadable, or cannot be
+    compared with the others (no offset, where others have one and no zone is known)."""
+    moments = []
+    for text in texts:
+        try:
+            moments.append(datetime.fromisoformat(text))
+        except (TypeError, ValueError):
+            return None
+    naive = [m.tzinfo is None for m in moments]
+    if all(naive):
+        return [m.replace(tzinfo=timezone.utc).timestamp() for m in moments]   # one clock: read alike
+    if any(naive) and zone is None:
+        return None
+    return [(m.replace(tzinfo=zone) if m.tzinfo is None else m).timestamp() for m in moments]
+
+
+def order_note(counted, others, zone=None):
     """What made `counted` (a row's ORDER_COLUMNS values) count over the student's `others` from other
     submissions, in words for its row; "" when their times did, as one expects."""
     deciding = set()
-    for other in others:
-        mine, theirs = _order(counted), _order(other)
+    keys = order_keys([counted, *others], zone)
+    for theirs in keys[1:]:
+        mine = keys[0]
         if mine == theirs:
             continue          # one submission's notebooks: the best counts, which intake's note says
         deciding.add(next(i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b))

@@ -178,6 +178,26 @@ def match(handins, students, aliases, placements=None):
     return result
 
 
+def d2l_namesakes_without_roster(handins):
+    """Without a class list: D2L's download names a student only by name, so several submissions under one name
+    are one student's resubmissions or two namesakes' work, which nothing in it tells apart.  Never merged into
+    one row (the last would count for both): each keeps a row of its own, under D2L's submission id, unplaced,
+    so no number is released for it until the class list says whose it is.  Returns [(hand-in, why)] to re-key
+    (the hand-ins are left as they are)."""
+    uploads = {}
+    for handin in handins:
+        if getattr(handin, "lms", "") == "d2l" and getattr(handin, "upload", ""):
+            uploads.setdefault(handin.student, set()).add(handin.upload)
+    found = []
+    for handin in handins:
+        mine = uploads.get(handin.student, ())
+        if len(mine) > 1 and handin.upload in mine:
+            found.append((handin, f"{len(mine)} D2L submissions are under the name {handin.name!r}, and D2L's "
+                                  "download names no user: one student's resubmissions, or students of one name? "
+                                  "Import the class list (`autograder roster import`) and grade again"))
+    return found
+
+
 def _index(students, aliases):
     index = {}
     for student in students:

@@ -443,6 +443,8 @@ class CourseRecords:
             if extension.student != student:
                 continue
             until = datetime.fromisoformat(extension.until)
+            if deadline is not None and deadline.tzinfo is not None:
+                until = until.astimezone(deadline.tzinfo)   # the course's clock, for times read without an offset
             if own is None or until > own:
                 own = until
                 why = (f"extension to {until.isoformat()}" + (f" ({extension.reason})" if extension.reason else "")

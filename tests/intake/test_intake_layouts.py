@@ -791,3 +791,23 @@ def test_a_second_canvas_upload_of_the_same_name_is_named_like_the_assignment(tm
         add(bundle, ALICE, "jonesbob_1002_9004_n-queens (1).ipynb")
     rows, _ = grade(tmp_path / "out", archive)
     assert (rows["canvas:1001"]["score"], rows["canvas:1002"]["score"]) == ("5", "5")
+
+
+@pytest.mark.slow
+def test_a_time_an_earlier_run_gave_does_not_outrank_a_later_upload_graded_without_one(tmp_path):
+    """The trial: bob's first upload (wrong) was graded with --times, his re-upload (right, a higher Canvas
+    attachment id) in a later download without; the first counted, as 0, because a known time ranked above
+    none, and the row said nothing.  Only what both hand-ins have orders them: here Canvas's upload order."""
+    first, later = tmp_path / "submissions.zip", tmp_path / "submissions (1).zip"
+    with zipfile.ZipFile(first, "w") as bundle:
+        add(bundle, BOB, "smithalice_1001_9001_n-queens.ipynb")
+    with zipfile.ZipFile(later, "w") as bundle:
+        add(bundle, ALICE, "smithalice_1001_9002_n-queens.ipynb")
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\ncanvas:1001,2026-11-01T20:00:00-05:00\n")
+    out = tmp_path / "out"
+    grade(out, first, extra=("--times", str(times)))
+    rows, _ = grade(out, later)
+    alice = rows["canvas:1001"]
+    assert (alice["score"], alice["handins"]) == ("5", "2")
+    assert "the later upload counts, by the LMS's order of uploads" in alice["message"]

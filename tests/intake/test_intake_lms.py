@@ -82,6 +82,30 @@ def test_blackboard_and_d2l_rosters_import_and_match_their_downloads(course_copy
     assert '"Jones","Bob","bjones","2.9"' in upload
 
 
+@pytest.mark.slow
+def test_d2l_submissions_under_one_name_without_a_class_list_are_never_merged_nor_released(course_copy, tmp_path):
+    """The trial: with no roster, two students called Chris Lee (D2L submissions 154320 and 154321) became one
+    row, the last counting for both: 0, the other's 5 gone.  D2L's download names no user, so nothing there
+    tells one student's resubmission from two namesakes: each keeps a row, and no number is released."""
+    path = tmp_path / "N-Queens Download Nov 2, 2026 1000 AM.zip"
+    with zipfile.ZipFile(path, "w") as bundle:
+        add(bundle, "154320-98760 - Chris Lee - Nov 1, 2026 915 PM - n-queens.ipynb", ALICE)
+        add(bundle, "154321-98761 - Chris Lee - Nov 1, 2026 1130 PM - n-queens.ipynb", BOB)
+        add(bundle, "154322-98762 - Ann Park - Nov 1, 2026 800 PM - n-queens.ipynb", ALICE)
+    out = tmp_path / "out"
+    rows, output = grade(out, path, course=course_copy)
+    assert {k: r["score"] for k, r in rows.items()} == {
+        "d2l:submission:154320": "5", "d2l:submission:154321": "2.9", "d2l:name:Ann Park": "5"}
+    assert all("one student's resubmissions, or students of one name?" in rows[k]["message"]
+               for k in ("d2l:submission:154320", "d2l:submission:154321"))
+    assert "1 name(s) with several D2L submissions and no class list" in " ".join(output.split())
+    cli(course_copy, "feedback", "--out", out)
+    refused = CliRunner().invoke(main, ["--course", str(course_copy), "release", "--out", str(out), "--to",
+                                        str(tmp_path / "release")])
+    assert refused.exit_code != 0 and "cannot be placed without a class list" in " ".join(refused.output.split())
+    assert not (tmp_path / "release").exists() or not any((tmp_path / "release").iterdir())
+
+
 # --- one submission, two notebooks; a zip inside a submission -------------------------------------------
 
 
