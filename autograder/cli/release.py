@@ -64,7 +64,8 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
 
 def _release(course, assignment, out_dir, target, kind, lms_column, force):
     """(the kind released, its result, the pages) of one assignment's release, to the LMS or to clones."""
-    roster, column = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id), lms_column)
+    roster, column, seen = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id),
+                                          lms_column)
     tests = {key for key, student in roster.items() if student.test_student}
     waiting = _not_graded_yet(out_dir, assignment, force, tests)
     absent = load_absent(out_dir, assignment.id)
@@ -76,7 +77,9 @@ def _release(course, assignment, out_dir, target, kind, lms_column, force):
     pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
     kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
-        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster)
+        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster, seen)
+        for note in result.notes:
+            click.echo(f"warning: {note}", err=True)
         _say_who_needs_a_look(result, pages, absent, tests)
         return kind, result, pages
     if not target.is_dir():
@@ -96,7 +99,7 @@ def _say_who_needs_a_look(result, pages, absent, tests):
                    f"says what it was; look at it in the LMS): {names(ungradable)}")
     if result.off_roster:
         click.echo(f"warning: their feedback is released, but no grade file has them, as they match nobody on "
-                   f"the roster: {names(result.off_roster)}", err=True)
+                   f"the roster, or have left it: {names(result.off_roster)}", err=True)
     unresolved = [a for a in absent if a.status == "unresolved" and a.student not in tests]
     if unresolved:
         click.echo("warning: released with a blank grade, unresolved (a hand-in the roster cannot place may be "
@@ -169,22 +172,23 @@ def _not_graded_yet(out_dir, assignment, force, tests=()):
 
 
 def _canvas_checks(course, assignment, column, given=None):
-    """({key: roster Student}, the grade column) from the course's records (the roster gives each LMS file its
+    """({key: roster Student}, the grade column, the LMS export's columns) from the course's records (the roster
+    gives each LMS file its
     ids and flags the LMS's test accounts); a Canvas column that is not in the Canvas export, which Canvas's
     importer would make a new assignment of, is refused, and so is one course.toml gives another assignment
     (`given`: --lms-column, checked even with no export imported)."""
     _not_anothers(course, assignment, given)
     records = CourseRecords.if_any(course)
     if records is None:
-        return {}, column
+        return {}, column, ()
     with records:
         broken = unusable(records, assignment.id)
         if broken:      # the grades this release would write are not known
             raise FeedbackError(broken[0])
         roster = {s.key: s for s in records.students(include_off_roster=True)}
         seen, points = records.lms_columns(), records.lms_points()
-    if course.lms == "moodle":
-        return roster, column
+    if course.lms in ("moodle", "blackboard", "d2l"):    # (their files find their own columns: publish/lms.py)
+        return roster, column, seen
     if column is None and seen:
         column = best_column(assignment.id, assignment.title, [h for h in seen if ASSIGNMENT_COLUMN.match(h)])
     refusals, warnings = check_canvas_columns(course, {assignment.id: column}, seen, points,
@@ -193,7 +197,7 @@ def _canvas_checks(course, assignment, column, given=None):
         raise FeedbackError(refusals[0])
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
-    return roster, column
+    return roster, column, seen
 
 
 def _not_anothers(course, assignment, column):

@@ -49,13 +49,22 @@ def course_file(book, graded, roster, seen, lms_columns, score, result):
     return _csv(header, rows)
 
 
-def release_file(lines, column, title):
-    """One assignment's upload (lms.Line: its graded and missing students), for those with a Blackboard
-    username (the roster's, or the one Blackboard's download named the hand-in with)."""
-    header = [*COLUMNS, column if column and COLUMN.match(column) else title]
+def release_file(lines, column, assignment, seen=()):
+    """(One assignment's upload, what keeps Blackboard from taking it): lms.Line, its graded and missing
+    students, for those with a Blackboard username (the roster's, or the one Blackboard's download named the
+    hand-in with); the column as column_for finds it, else the assignment's title (a new column)."""
+    found = column_for(assignment, column, seen)
     rows = [[*_names(line.who.sortable_name, line.who.name), line.who.blackboard_username, line.shown_score]
             for line in lines if line.kind != "blank" and line.who.blackboard_username]
-    return _csv(header, rows)
+    notes = []
+    if found is None and rows:
+        notes.append(f"{RELEASE_FILE}: no Blackboard column is {assignment.title!r} ({assignment.id}), so Blackboard "
+                     "would make a new text column worth 0 points: import the Grade Centre download (`autograder "
+                     "roster import`) or set lms_column in course.toml")
+    if not rows:
+        notes.append(f"{RELEASE_FILE} has no rows: no student has a Blackboard username (import the Grade Centre "
+                     "download with `autograder roster import`)")
+    return _csv([*COLUMNS, found or assignment.title], rows), notes
 
 
 def _absent_score(row):

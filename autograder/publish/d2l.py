@@ -51,13 +51,21 @@ def course_file(book, graded, roster, seen, lms_columns, score, result):
     return csv_text([*header, END], rows)
 
 
-def release_file(lines, column, assignment):
-    """One assignment's import (lms.Line: its graded and missing students), for those the roster gives a D2L
-    OrgDefinedId or Username (D2L's download names a student, never an id)."""
-    header = ["OrgDefinedId", "Username", column_for(assignment, column, ())[0], END]
+def release_file(lines, column, assignment, seen=()):
+    """(One assignment's import, what keeps D2L from taking it): lms.Line, its graded and missing students, for
+    those the roster gives a D2L OrgDefinedId or Username (D2L's download names a student, never an id)."""
+    found, known = column_for(assignment, column, seen)
     rows = [[_id(line.who.d2l_org_id), _id(line.who.d2l_username), line.shown_score, Verbatim("#")]
             for line in lines if line.kind != "blank" and (line.who.d2l_org_id or line.who.d2l_username)]
-    return csv_text(header, rows)
+    notes = []
+    if not known and rows:
+        notes.append(f"{RELEASE_FILE}: no D2L grade item is {assignment.title!r} ({assignment.id}), so D2L would "
+                     f"make a new one, {found!r}: import D2L's grades export (`autograder roster import`) or set "
+                     "lms_column in course.toml")
+    if not rows:
+        notes.append(f"{RELEASE_FILE} has no rows: no student has a D2L Username or OrgDefinedId, which only D2L's "
+                     "grades export gives (import it with `autograder roster import`)")
+    return csv_text(["OrgDefinedId", "Username", found, END], rows), notes
 
 
 def _id(value):

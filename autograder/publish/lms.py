@@ -82,6 +82,7 @@ class Release:
     blank: list = field(default_factory=list)       # handed in, not graded yet: a blank grade (--force)
     no_grade_row: list = field(default_factory=list)   # in no grade file: moodle_grades.csv needs Moodle's id
     off_roster: list = field(default_factory=list)  # hand-ins that match nobody on the roster: in no grade file
+    notes: list = field(default_factory=list)       # what keeps the course's own LMS file from being imported
 
 
 @dataclass(frozen=True)
@@ -177,21 +178,24 @@ def lateness_csv(lines):
                 LATENESS_COLUMNS)
 
 
-def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), roster=None):
+def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), roster=None, seen=()):
     """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points,
     the others, not yet due or unresolved, an empty cell); `blank`: gradebook.read.PendingRow of students not
     graded yet, released blank (--force); `roster`: {key: roster Student} (ids and the LMS's test accounts,
-    which are in no file)."""
+    which are in no file); `seen`: the columns of the LMS export the roster was imported from."""
     roster = roster or {}
     whos = {page.student: of_submission(page.submission, roster) for page in pages.pages}
     left_out = [p for p in pages.pages if whos[p.student].test_account or is_test_account(p.submission)]
     kept = [p for p in pages.pages if p not in left_out]
     # The grade files list the roster's students, as `gradebook` does: a hand-in that matched nobody on the
     # roster has its feedback file, and no row an LMS would have to match by hand (named instead).
-    lines = [graded_line(p, roster) for p in kept if p.submission.on_roster != 0]
+    # A student the class list no longer has (dropped since grading: the gradebook row still says on the roster)
+    # is left out too, as `gradebook` leaves them out.
+    listed = [p for p in kept if p.submission.on_roster != 0 and getattr(roster.get(p.student), "on_roster", True)]
+    lines = [graded_line(p, roster) for p in listed]
     lines += [missing_line(a, roster) if a.status == "missing" else
               Line(of_absent(a, roster), "blank", None, a.max_score, a.status, adjust_note=a.adjust_note)
-              for a in absent]
+              for a in absent if getattr(roster.get(a.student), "on_roster", True)]
     lines += [Line(of_pending(row, roster), "blank") for row in blank]
     lines = [line for line in lines if not line.who.test_account]
     target = Path(target)
@@ -202,7 +206,7 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
         students[page.student] = {"file": feedback_file_name(page, whos[page.student]), "sha256": digest(
             page.html, f"{page.submission.score:g}/{page.submission.max_score:g}", page.submission.status)}
     result = Release(problems=dict(pages.withheld), test_accounts=[p.who for p in left_out],
-                     off_roster=[p.who for p in pages.pages if p.submission.on_roster == 0])
+                     off_roster=[p.who for p in kept if p not in listed])
     outputs = {f"feedback/{name}": html for name, html in files.items()}
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
     if lms != "moodle":       # a Moodle course's hand-ins carry no Canvas id: a Canvas file would be all blanks
@@ -212,8 +216,10 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
     result.blank = [line.who.name if line.who.name == line.who.key else f"{line.who.name} ({line.who.key})"
                     for line in lines if line.kind == "blank" and line.status == ""]     # handed in, not graded
     outputs["gradescope_grades.csv"] = gradescope_csv(lines)
-    outputs[blackboard.RELEASE_FILE] = blackboard.release_file(lines, column, assignment.title)
-    outputs[d2l.RELEASE_FILE] = d2l.release_file(lines, column, assignment)
+    outputs[blackboard.RELEASE_FILE], notes = blackboard.release_file(lines, column, assignment, seen)
+    result.notes += notes if lms == "blackboard" else []
+    outputs[d2l.RELEASE_FILE], notes = d2l.release_file(lines, column, assignment, seen)
+    result.notes += notes if lms == "d2l" else []
     outputs["lateness.csv"] = lateness_csv(lines)
     outputs["adjustments.csv"] = adjustments_csv(lines)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},

@@ -247,9 +247,11 @@ def _checked(handin, student, how, roster, result):
         # The file names someone else than the roster's student of that id: a group assignment's file (the
         # group's name, under its representative's id), or a name changed since the roster was exported.
         result.others.append((_shown(handin), handin.name, student))
-        return Decision([student], unplaced=f"a Canvas group's hand-in? Canvas names it {handin.name!r} under "
-                                            f"the id of {student.who}, who may be one member of a group; which "
-                                            "other students are in it, the download does not say")
+        return Decision([student], unplaced=f"a Canvas group's hand-in, or a name changed since? Canvas names it "
+                                            f"{handin.name!r} under the id of {student.who}, who may be one "
+                                            "member of a group (which others are in it, the download does not "
+                                            "say), or was renamed in the class list: if it is theirs alone, "
+                                            "place it on them")
     if kind_of == "moodle" and how in ("alias", "key", "id") and _words(handin.name) not in (
             _words(student.name), [_BLIND_NAME], []):
         return _moodle_team(handin, student, roster)

@@ -156,3 +156,26 @@ def test_canvas_s_test_student_is_in_no_file(course_copy, tmp_path):
     assert [h["event"] for h in bob] == ["handed-in", "regraded"], bob
     assert bob[0]["at"] == "" and bob[0]["detail"].startswith("time unknown")
     assert all(h["at"] == "" for h in history if h["event"] == "handed-in")
+
+
+def test_a_student_dropped_after_grading_is_in_no_grade_file_of_release_as_of_gradebook(course_copy, tmp_path):
+    """The trial: Erin left the class list after n-queens was graded; `release` still wrote her grade into
+    canvas_grades.csv, from the gradebook row that said she was on the roster, while `gradebook` left her out.
+    Dave handed in nothing: his `missing` 0 is his, and goes once he has left too."""
+    course = course_copy
+    configure(course)
+    (tmp_path / "export.csv").write_text(CANVAS_ROSTER)
+    cli(course, "roster", "import", str(tmp_path / "export.csv"))
+    out = course / "grades" / "n-queens"
+    cli(course, "grade", "--assignment", "n-queens", "--out", str(out),
+        str(canvas_zip(tmp_path / "nq.zip", "n-queens", ["alice", "bob", "carol", "erin"])))
+    dropped = "".join(line for line in CANVAS_ROSTER.splitlines(keepends=True) if "Erin" not in line
+                      and "Dave" not in line)
+    (tmp_path / "export2.csv").write_text(dropped)
+    cli(course, "roster", "import", str(tmp_path / "export2.csv"))
+    released = cli(course, "release", "--out", str(out), "--to", str(tmp_path / "release"))
+    assert "Erin Ng" in released.stderr and "or have left it" in released.stderr
+    cli(course, "gradebook", "--to", str(tmp_path / "book"))
+    released_ids = {r["ID"] for r in table(tmp_path / "release" / "canvas_grades.csv")}
+    book_ids = {r["ID"] for r in table(tmp_path / "book" / "lms" / "canvas_import.csv") if r["ID"]}
+    assert released_ids == book_ids == {"1001", "1002", "1003"}

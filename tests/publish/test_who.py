@@ -59,14 +59,27 @@ def test_d2l_rows_carry_every_id_the_roster_has_and_blackboard_s_its_username():
                   0.0),
              Line(of_submission(row("d2l:name:Cy", "Cy", "d2l"), {}), "graded", 5.0)]     # D2L's download: no id
     assignment = SimpleNamespace(id="n-queens", title="The n-queens puzzle", max_score=5.0)
-    rows = table(d2l.release_file(lines, None, assignment))
+    text, notes = d2l.release_file(lines, None, assignment)
+    rows = table(text)
     assert [r[:3] for r in rows[1:]] == [["#0012345", "#asmith", "0"], ["#777", "", "0"]]
+    assert "no D2L grade item is 'The n-queens puzzle'" in notes[0]       # no export seen: a new item, said
+    item = "N-Queens Points Grade <Numeric MaxPoints:5 Weight:10>"
+    text, notes = d2l.release_file(lines, None, assignment, seen=["OrgDefinedId", item])
+    assert table(text)[0][2] == item and notes == []
+    assert d2l.release_file(lines[2:], None, assignment)[1] == [
+        "d2l_grades.csv has no rows: no student has a D2L Username or OrgDefinedId, which only D2L's grades export "
+        "gives (import it with `autograder roster import`)"]
     board = {"blackboard:bjones": Student("blackboard:bjones", "Bob Jones", "Jones, Bob", "blackboard", "bjones",
                                           "S2", "bjones")}
     lines = [Line(of_submission(row("blackboard:bjones", "Bob Jones", "blackboard", "bjones"), board), "graded", 2.9),
              Line(of_submission(row("blackboard:ann", "Ann", "blackboard", "ann"), {}), "graded", 1.0)]
-    assert table(blackboard.release_file(lines, None, "N-Queens"))[1:] == [["Jones", "Bob", "bjones", "2.9"],
-                                                                          ["Ann", "", "ann", "1"]]
+    text, notes = blackboard.release_file(lines, None, assignment)
+    assert table(text)[1:] == [["Jones", "Bob", "bjones", "2.9"], ["Ann", "", "ann", "1"]]
+    assert table(text)[0][3] == "The n-queens puzzle" and "would make a new text column worth 0 points" in notes[0]
+    # The Grade Centre download's column, imported with the roster, is the one its grades go to.
+    column = "N-Queens [Total Pts: 5 Score] |664617"
+    text, notes = blackboard.release_file(lines, None, assignment, seen=["Username", column])
+    assert table(text)[0][3] == column and notes == []
 
 
 def test_gradescope_s_sid_and_email_and_canvas_s_blank_rows():

@@ -355,3 +355,15 @@ def test_release_and_gradebook_list_the_same_students(course_copy, tmp_path):
     imported = {row["ID"] for row in table(tmp_path / "book" / "lms" / "canvas_import.csv")
                 if "Points Possible" not in row["Student"]}
     assert released == imported == {key.split(":")[1] for key in CANVAS_KEYS}
+
+
+def test_a_student_renamed_in_the_class_list_is_asked_about_as_a_rename_too(course_copy, tmp_path):
+    """The trial: Bob became "Jones-Smith, Bob" in the class list; his own hand-in, `jonesbob_1002_...`, was
+    held back as "a Canvas group's hand-in?", which a tired TA would not connect with the rename."""
+    out = canvas_course(course_copy, tmp_path)
+    renamed = CANVAS_ROSTER.replace('"Jones, Bob"', '"Jones-Smith, Bob"')
+    (tmp_path / "renamed.csv").write_text(renamed)
+    cli(course_copy, "roster", "import", str(tmp_path / "renamed.csv"))
+    graded = grade(course_copy, out, zip_of(tmp_path / "nq.zip", {"jonesbob_1002_7001_n-queens.ipynb": "bob"}))
+    said = " ".join((graded.stdout + graded.stderr).split())
+    assert "or a name changed since?" in said and "or was renamed in the class list" in said
