@@ -29,6 +29,7 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 from autograder.engine import isolation
 from autograder.engine.sandbox import Sandbox
+from autograder.engine.slot_zygote import spares_are_safe
 
 def ticks_now():
     with open("/proc/uptime") as handle:
@@ -62,10 +63,23 @@ for number in range(int(found.group(2)) + 1, int(found.group(2)) + 8) if found e
         pass
 '''
 
+def children(pid):
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as handle:
+            found += handle.read().split()
+    return found
+
+
 with Sandbox(isolation=sys.argv[2]) as sandbox:
     first = sandbox.worker(0)
     assert first.run_cell("pass", 5)["ok"]
-    time.sleep(0.5)  # time enough for a spare to be made
+    # Where a spare is made, waited for (under load its fork took longer than a fixed wait); elsewhere, time
+    # for one wrongly made to show.
+    time.sleep(0.5)
+    zygote, deadline = sandbox._slots[0].pid, time.monotonic() + 60
+    while spares_are_safe(sandbox.isolation) and len(children(zygote)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and os.path.exists(f"/proc/{p}")
                and isolation.sandbox_of_uid(os.stat(f"/proc/{p}").st_uid) == sandbox.zygote.pid]
     uids = {os.stat(f"/proc/{p}").st_uid for p in workers}

@@ -50,7 +50,24 @@ def test_printing_is_swallowed_and_time_limits_hold(module, capsys):
 
     assert module["check"]("chatty(2)", 2, namespace={"chatty": chatty}) is None
     assert capsys.readouterr() == ("", "")
-    assert "no result within 0.2 s" in fails(module, "forever(1)", 1, timeout=0.2, namespace={"forever": forever})
+    assert "no result within 0.2 s of CPU time" in fails(module, "forever(1)", 1, timeout=0.2,
+                                                         namespace={"forever": forever})
+
+
+def test_a_case_s_limit_is_cpu_time_and_a_sleeper_is_stopped_when_it_has_waited_long(module):
+    """As ours judges a case: a grading machine busy with other work (CI's, Gradescope's) slows a case without
+    timing it out; the stress run of this stop saw otter fail grace's count_solutions(10) by the wall clock."""
+    import time
+
+    def nap(seconds):
+        time.sleep(seconds)
+        return 1
+
+    started = time.monotonic()
+    assert module["check"]("nap(0.5)", 1, timeout=0.2, namespace={"nap": nap}) is None   # no CPU spent
+    message = fails(module, "nap(30)", 1, timeout=0.2, namespace={"nap": nap})
+    assert "it waited, computing next to nothing, for 1.4 s" in message
+    assert time.monotonic() - started < 10
 
 
 def test_errors_and_missing_functions_fail_with_a_reason(module):

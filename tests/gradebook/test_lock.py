@@ -154,7 +154,13 @@ def test_a_second_grade_beside_a_background_one_is_refused(tmp_path):
                 break
             time.sleep(0.1)
         assert json.loads(info)["pid"] == first.pid
-        second = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        # Held still while the second starts: the engine stops the sleeping cell after its own limit, and under
+        # load a second interpreter took longer than that to reach the lock, found it free, and graded nothing.
+        os.kill(first.pid, signal.SIGSTOP)
+        try:
+            second = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        finally:
+            os.kill(first.pid, signal.SIGCONT)
         assert second.returncode == 1, second.stdout + second.stderr
         assert f"process {first.pid} of" in second.stderr and "since" in second.stderr
         assert "Traceback" not in second.stderr
