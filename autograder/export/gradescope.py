@@ -5,7 +5,7 @@ The zip, DIR/<id>-gradescope.zip, holds:
     setup.sh         run once when Gradescope builds the image: makes a venv and
                      installs the bundled engine into it
     run_autograder   run for every submission: `autograder grade --assignment ID
-                     --out <tmp> <root>/submission`, then results.json from it
+                     --out <tmp>` of <root>/submission as one student's folder, then results.json
     course/          the engine's sources and this assignment's files only
                      (course.toml, cases, expected values, reference notebook)
 
@@ -66,12 +66,16 @@ ASSIGNMENT=__ASSIGNMENT__
 COURSE="$ROOT/source/course"
 if [ -x "$VENV/bin/autograder" ]; then BIN="$VENV/bin"; else BIN="$(dirname "$(command -v autograder)")"; fi
 OUT="$(mktemp -d)"
-trap 'rm -rf "$OUT"' EXIT
+IN="$(mktemp -d)"
+trap 'rm -rf "$OUT" "$IN"' EXIT
 mkdir -p "$ROOT/results"
+# The submission is one student's folder: a helper module handed in beside the notebook runs beside it, as in
+# Colab, and is never graded as a student of its own.
+cp -R "$ROOT/submission" "$IN/submission"
 # Gradescope runs this as root in a container without CAP_SYS_ADMIN: the grader picks
 # the strongest isolation layer that works there (AUTOGRADER_ISOLATION forces one).
 "$BIN/autograder" --course "$COURSE" grade --assignment "$ASSIGNMENT" --out "$OUT" \
-    --isolation "${AUTOGRADER_ISOLATION:-auto}" "$ROOT/submission" > "$OUT/grade.log" 2>&1
+    --isolation "${AUTOGRADER_ISOLATION:-auto}" "$IN" > "$OUT/grade.log" 2>&1
 status=$?
 "$BIN/python" -m autograder.export.gradescope --course "$COURSE" --assignment "$ASSIGNMENT" \
     --graded "$OUT" --grade-status "$status" --log "$OUT/grade.log" \

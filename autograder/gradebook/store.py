@@ -189,12 +189,17 @@ class Gradebook:
         """Store one graded hand-in and its cases, replacing an earlier grading of the same file."""
         key = (result.assignment, handin.student, handin.source, handin.sha256)
         with self.db:
-            # A regrade keeps when the hand-in was first given (what orders it among the student's others).
-            given = self.db.execute("SELECT given FROM submissions WHERE assignment = ? AND student = ? AND "
-                                    "source = ? AND sha256 = ?", key).fetchone()
+            # A regrade keeps when the hand-in was first given (what orders it among the student's others), and
+            # its hand-in time when this run has none: one an earlier --times gave is as true of the same file now
+            # (a regrade without --times dropped it, and with it the late penalty, from the LMS file).
+            before = self.db.execute("SELECT given, submitted_at, time_source FROM submissions WHERE assignment = ? "
+                                     "AND student = ? AND source = ? AND sha256 = ?", key).fetchone()
             started = self.db.execute("SELECT started_at FROM runs WHERE id = ?", (run_id,)).fetchone()
-            given = given[0] if given and given[0] else \
+            given = before[0] if before and before[0] else \
                 f"{started[0] if started else _now()}#{getattr(handin, 'position', 0):04d}"
+            submitted_at, time_source = handin.submitted_at, handin.time_source
+            if not submitted_at and before and before[1]:
+                submitted_at, time_source = before[1], before[2]
             self.db.execute("DELETE FROM submissions WHERE assignment = ? AND student = ? AND source = ? "
                             "AND sha256 = ?", key)
             cursor = self.db.execute(
@@ -204,10 +209,10 @@ class Gradebook:
                 "unplaced, lms_order, given) "
                 f"VALUES ({', '.join('?' * 29)})",
                 tuple(map(text, (run_id, handin.student, result.assignment, handin.source, handin.sha256,
-                                 handin.submitted_at, _now(), result.score, result.max_score, result.status,
+                                 submitted_at, _now(), result.score, result.max_score, result.status,
                                  result.message, result.seconds, grader_key, result.student_seconds,
                                  handin.name or handin.student, handin.email, _flag(handin.late_mark),
-                                 handin.time_source, result.score, KEY_VERSION,
+                                 time_source, result.score, KEY_VERSION,
                                  getattr(handin, "file_time", None), getattr(result, "rerun", ""),
                                  handin.lms, handin.lms_id, handin.lms_prefix, handin.repository,
                                  getattr(handin, "unplaced", ""), getattr(handin, "lms_order", None), given))))
@@ -225,7 +230,7 @@ class Gradebook:
             code.store_code(self.db, handin.sha256, getattr(result, "code", ()), text)
             self.db.execute("INSERT INTO grading_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             tuple(map(text, (result.assignment, handin.student, handin.source, handin.sha256,
-                                             handin.submitted_at, handin.time_source, _now(), run_id, result.score,
+                                             submitted_at, time_source, _now(), run_id, result.score,
                                              result.max_score, result.status))))
             self.db.execute("DELETE FROM pending WHERE assignment = ? AND student = ? AND source = ? AND sha256 = ?",
                             (result.assignment, handin.student, handin.source, handin.sha256))

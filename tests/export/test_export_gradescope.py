@@ -210,3 +210,22 @@ def test_a_hidden_failure_shows_result_words_only():
                      "one does not have"
     error = CaseResult(**{**hidden.__dict__, "status": "error", "message": "ValueError: 4 is not in [3, 1, 4]"})
     assert gradescope._case_output(error, "", False) == "✗ raised an error (ValueError)"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ["n-queens.ipynb", "Copy of n-queens.ipynb"])
+def test_a_helper_module_beside_the_notebook_runs_beside_it_and_is_never_the_hand_in(zip_path, nqueens, tmp_path,
+                                                                                       notebook):
+    """The trial: run_autograder graded the submission as a folder of students, one per file.  alice's code in
+    helpers.py, which her notebook imports (as Colab lets her), scored 0.95; beside "Copy of n-queens.ipynb" the
+    helper itself was graded, 2.05, and nothing said which file was."""
+    from conftest import solution_in_a_module
+    text, module = solution_in_a_module("helpers")
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / notebook).write_bytes(text)
+    (tmp_path / "files" / "helpers.py").write_bytes(module)
+    root = make_root(tmp_path, zip_path, [(name, tmp_path / "files" / name) for name in (notebook, "helpers.py")])
+    run(root)
+    data = json.loads((root / "results" / "results.json").read_text())
+    check_format(data, nqueens)
+    assert data["score"] == pytest.approx(5.0), data["output"]
