@@ -107,6 +107,12 @@ def _print_summary(run):
         notes.append(f"{run.skipped} unchanged since an earlier run (use --regrade to grade them again)")
     if run.other_students:
         notes.append(f"{run.other_students} hand-in(s) of other students left as they were (--student)")
+    if run.graded_apart:
+        notes.append("warning: the class is now scored with different cases, expected values or limits (they "
+                     "changed since the others were graded?): `release` and `gradebook` refuse until `grade` runs "
+                     "without --student; graded apart from most: "
+                     + ", ".join(name for _, name in run.graded_apart[:8])
+                     + (" ..." if len(run.graded_apart) > 8 else ""))
     if run.ignored:
         notes.append(f"ignored {len(run.ignored)} file(s) that are not hand-ins: "
                      + ", ".join(run.ignored[:5]) + (" ..." if len(run.ignored) > 5 else ""))

@@ -10,7 +10,8 @@ from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook import lock
-from ..gradebook.read import FeedbackError, gradebook_path, load_absent, load_pending, load_unplaced
+from ..gradebook.read import (FeedbackError, gradebook_path, load_absent, load_graded_apart, load_pending,
+                              load_unplaced)
 from ..gradebook.store import UNGRADABLE, set_aside
 from ..publish.course.write import unplaced_lines
 from ..publish.classroom import release_classroom, write_manifest
@@ -68,6 +69,7 @@ def _release(course, assignment, out_dir, target, kind, lms_column, force):
                                           lms_column)
     tests = {key for key, student in roster.items() if student.test_student}
     waiting = _not_graded_yet(out_dir, assignment, force, tests)
+    _one_rubric(out_dir, assignment, force)
     absent = load_absent(out_dir, assignment.id)
     _unresolved(out_dir, assignment, absent, _set_aside(course, assignment), force)
     if not roster:
@@ -153,6 +155,27 @@ def _unplaced_without_roster(out_dir, assignment, force):
                           "nothing is released: " + names([f"{name} ({key})" for key, name, _, _ in found]))
     error.details = (*sorted({why for _, _, _, why in found}),
                      "or give --force to release each as a row of its own")
+    raise error
+
+
+def _one_rubric(out_dir, assignment, force):
+    """Refused (nothing released) while the class's scores come from different cases, expected values or limits,
+    unless `force`: a `grade --student` after cases.toml changed scored one student by the new rubric and left
+    the others' by the old, and their numbers do not compare."""
+    apart = load_graded_apart(out_dir, assignment.id)
+    if not apart:
+        return
+    fewest = [f"{name} ({student})" if name != student else student for student, name in apart]
+    if force:
+        click.echo(f"warning: released with scores from different cases or limits (--force): {names(fewest)}",
+                   err=True)
+        return
+    error = FeedbackError(f"the scores of {assignment.id} were not all graded with the same cases, expected values "
+                          f"and limits, so nothing is released; graded apart from the rest: {names(fewest)}")
+    error.details = (f"run `autograder grade --assignment {assignment.id} --out {out_dir} PATHS` without --student: "
+                     "it regrades every hand-in graded otherwise than the cases are now",
+                     "or give --force to release them as they are (a regrade request graded with its own --timeout, "
+                     "say)")
     raise error
 
 

@@ -107,6 +107,7 @@ class GradeRun:
     course_folder: Path | None = None   # the course's own folder for this assignment, when `out` is not it
     not_graded: list = field(default_factory=list)   # [(student, name, source)] still waiting from a stopped run
     retimed: int = 0                 # graded hand-ins whose time the times file gave (or changed)
+    graded_apart: list = field(default_factory=list)   # [(student, name)] graded with other cases than most
 
 
 class GradingInterrupted(Exception):
@@ -259,6 +260,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
     rows = gradebook.grades(assignment.id)
     absent = gradebook.absent(assignment.id)
     waiting = gradebook.pending(assignment.id)
+    apart = gradebook.graded_apart(assignment.id)
     others = [a for a in gradebook.assignments() if a != assignment.id]
     gradebook.close()
     if records is not None:
@@ -267,7 +269,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
                     sum(1 for row in rows if row.late is None and row.status not in (*ABSENT, NOT_GRADED)), others,
                     csv_path, out / "gradebook.db", isolation, list(intake.notes),
                     _wrong_assignment(assignment, intake.handins), absent, len(intake.handins) - len(considered),
-                    elsewhere, waiting, retimed)
+                    elsewhere, waiting, retimed, apart)
 
 
 def _apply_times(intake, times, records):

@@ -18,7 +18,7 @@ from ..core.sharing import check_access
 from . import schema
 from .code import read_code
 from .schema import check_file
-from .store import Gradebook, GradebookError
+from .store import Gradebook, GradebookError, graded_apart, rubrics_of
 
 
 class FeedbackError(AutograderError):
@@ -289,6 +289,16 @@ def load_unplaced(out_dir, assignment_id, set_aside=()):
             found += db.execute("SELECT DISTINCT student, name, source, unplaced FROM pending WHERE assignment = ? "
                                 "AND unplaced != '' ORDER BY 1, 3", (assignment_id,)).fetchall()
         return [row for row in dict.fromkeys(found) if row[0] not in set(set_aside)]
+    finally:
+        db.close()
+
+
+@_one_line_errors
+def load_graded_apart(out_dir, assignment_id):
+    """[(student, name)] graded with other cases, expected values or limits than most of the class (store.py)."""
+    db = _connect(out_dir)
+    try:
+        return graded_apart(rubrics_of(db, assignment_id))
     finally:
         db.close()
 

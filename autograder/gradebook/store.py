@@ -355,6 +355,11 @@ class Gradebook:
             return None
 
     @_one_line_errors
+    def graded_apart(self, assignment):
+        """[(student, name)] whose counted hand-in was graded with other cases or limits than most (graded_apart)."""
+        return graded_apart(rubrics_of(self.db, assignment))
+
+    @_one_line_errors
     def saved_rules(self, assignment):
         """The late rules the last run applied to `assignment` (None before any): for a refresh."""
         row = self.db.execute("SELECT deadline, policy, penalty, cap FROM late_rules WHERE assignment = ?",
@@ -524,6 +529,22 @@ def _not_graded(db, assignment, rows):
         kept.append(GradeRow(student, assignment, 0.0, max_score or 0.0, NOT_GRADED, NOT_GRADED_MESSAGE, name,
                              submitted_at, None, None, None, None, source, 1, None))
     return kept
+
+
+def rubrics_of(db, assignment):
+    """{grader key: [(student, name)]} of `assignment`'s counted hand-ins: more than one key means the class was
+    scored under different cases, expected values or limits (a `grade --student` after cases.toml changed)."""
+    found = {}
+    for key, student, name in db.execute("SELECT grader_key, student, name FROM submissions WHERE assignment = ? "
+                                         "AND counted = 1 ORDER BY student", (assignment,)):
+        found.setdefault(key or "", []).append((student, name or student))
+    return found
+
+
+def graded_apart(rubrics):
+    """The students of every rubric but the one most of the class was graded with ([] when there is one)."""
+    groups = sorted(rubrics.values(), key=len)
+    return [(student, name) for group in groups[:-1] for student, name in group]
 
 
 # What orders a student's hand-ins, most telling first (see Gradebook._recount).

@@ -105,6 +105,7 @@ class CourseBook:
     history: list                 # HistoryEvent, by student then time
     points_per_assignment: float = 5.0
     unplaced: dict = field(default_factory=dict)   # assignment id -> [(key, name, source, why)]
+    graded_apart: dict = field(default_factory=dict)   # assignment id -> [(key, name)] graded with other cases
 
     @property
     def max_total(self):
@@ -139,7 +140,7 @@ def read_course_book(course, records, gradebooks=None):
     test_keys = {s.key for s in students if s.test_student}
     rows = {s.key: CourseRow(s) for s in on_roster if not s.test_student}
     known = {s.key: s for s in students}
-    columns, history, unplaced = [], [], {}
+    columns, history, unplaced, apart = [], [], {}, {}
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)
         folder = where.get(assignment_id, course.grades_dir(assignment_id))
@@ -169,6 +170,8 @@ def read_course_book(course, records, gradebooks=None):
             found = gradebook.unplaced(assignment_id, set_aside(records, assignment_id)) if records else []
             if found:
                 unplaced[assignment_id] = found
+            apart[assignment_id] = [(key, name) for key, name in gradebook.graded_apart(assignment_id)
+                                    if key not in test_keys]
         except sqlite3.DatabaseError as error:
             raise FeedbackError(f"{path}: {error}") from None
         finally:
@@ -200,7 +203,7 @@ def read_course_book(course, records, gradebooks=None):
                                                    (r.student.sortable_name or r.student.name).casefold(),
                                                    r.student.key))
     return CourseBook(course.name, columns, ordered, [s for s in students if s.test_student], history,
-                      course.points_per_assignment, unplaced)
+                      course.points_per_assignment, unplaced, {a: rows for a, rows in apart.items() if rows})
 
 
 def _handins(gradebook, assignment_id, test_keys):

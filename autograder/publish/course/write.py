@@ -135,6 +135,13 @@ def _write(course, target, gradebooks, points_possible, force):
                                                            for a, rows in unresolved.items()),
                      [line for a in unresolved for line in unplaced_lines(a, book.unplaced.get(a, []))]
                      + ["or give --force to write those students' cells blank (never 0)"])
+    if book.graded_apart and not force:
+        raise _error("scores not all graded with the same cases, expected values and limits (a `grade --student` "
+                     "after a change?), so no grade file is written: "
+                     + "; ".join(f"{a}: {names([name for _, name in rows])}" for a, rows in book.graded_apart.items()),
+                     [f"regrade {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS` "
+                      "without --student" for a in book.graded_apart]
+                     + ["or give --force to write them as they are"])
     done = CourseGradebook(book)
     columns, done.problems, shared = canvas_columns(course, book, seen)
     graded = {a.id for a in book.graded()}
@@ -150,6 +157,8 @@ def _write(course, target, gradebooks, points_possible, force):
     if waiting:
         done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
                           for a, rows in waiting.items()]
+    done.problems += [f"{a}: written as graded, with other cases or limits than the rest: "
+                      f"{names([name for _, name in rows])}" for a, rows in book.graded_apart.items()]
     if unresolved:
         done.problems += [f"{a}: written blank, unresolved (a hand-in the roster cannot place may be theirs): "
                           f"{names([r.student.who for r in rows])}" for a, rows in unresolved.items()]
