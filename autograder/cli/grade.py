@@ -110,7 +110,7 @@ def _print_summary(run):
     if run.graded_apart:
         notes.append("warning: the class is now scored with different cases, expected values or limits (they "
                      "changed since the others were graded?): `release` and `gradebook` refuse until `grade` runs "
-                     "without --student; graded apart from most: "
+                     "without --student, on every download of the class; graded apart from most: "
                      + ", ".join(name for _, name in run.graded_apart[:8])
                      + (" ..." if len(run.graded_apart) > 8 else ""))
     if run.ignored:

@@ -172,8 +172,9 @@ def _one_rubric(out_dir, assignment, force):
         return
     error = FeedbackError(f"the scores of {assignment.id} were not all graded with the same cases, expected values "
                           f"and limits, so nothing is released; graded apart from the rest: {names(fewest)}")
-    error.details = (f"run `autograder grade --assignment {assignment.id} --out {out_dir} PATHS` without --student: "
-                     "it regrades every hand-in graded otherwise than the cases are now",
+    error.details = (f"run `autograder grade --assignment {assignment.id} --out {out_dir} PATHS` without --student, "
+                     "PATHS every download of the class: it regrades each hand-in graded otherwise than the cases "
+                     "are now",
                      "or give --force to release them as they are (a regrade request graded with its own --timeout, "
                      "say)")
     raise error

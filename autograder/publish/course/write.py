@@ -140,7 +140,7 @@ def _write(course, target, gradebooks, points_possible, force):
                      "after a change?), so no grade file is written: "
                      + "; ".join(f"{a}: {names([name for _, name in rows])}" for a, rows in book.graded_apart.items()),
                      [f"regrade {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS` "
-                      "without --student" for a in book.graded_apart]
+                      "without --student, PATHS every download of the class" for a in book.graded_apart]
                      + ["or give --force to write them as they are"])
     done = CourseGradebook(book)
     columns, done.problems, shared = canvas_columns(course, book, seen)
