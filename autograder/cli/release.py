@@ -10,8 +10,8 @@ from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook import lock
-from ..gradebook.read import (FeedbackError, gradebook_path, load_absent, load_graded_apart, load_pending,
-                              load_unplaced)
+from ..gradebook.read import (FeedbackError, gradebook_path, load_absent, load_graded_apart, load_graded_files,
+                              load_pending, load_unplaced)
 from ..gradebook.store import UNGRADABLE, set_aside
 from ..publish.course.write import unplaced_lines
 from ..publish.classroom import release_classroom, write_manifest
@@ -86,7 +86,7 @@ def _release(course, assignment, out_dir, target, kind, lms_column, force):
         return kind, result, pages
     if not target.is_dir():
         raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
-    result = release_classroom(assignment, pages, target)
+    result = release_classroom(assignment, pages, target, load_graded_files(out_dir, assignment.id))
     write_manifest(out_dir, assignment, target, result)
     return kind, result, pages
 

@@ -55,6 +55,12 @@ def _not_run(assignment):
             for i, c in enumerate(assignment.cases)]
 
 
+def path_in_clone(source, repository):
+    """The hand-in's path inside its Classroom clone, from its source (`[zip name:]<repository>/<path>`), or ""."""
+    head, found, inside = source.partition(f"{repository}/") if repository else ("", "", "")
+    return inside if found and (head == "" or head.endswith(":")) else ""
+
+
 def notebook_link(submission, assignment, course):
     """(Colab URL, what it opens): the student's own file for a GitHub Classroom clone, else the template.
 
@@ -63,8 +69,8 @@ def notebook_link(submission, assignment, course):
     under the course repository's owner.
     """
     repository = submission.repository or ""
-    head, found, inside = submission.source.partition(f"{repository}/") if repository else ("", "", "")
-    if found and (head == "" or head.endswith(":")) and inside.endswith(".ipynb"):
+    inside = path_in_clone(submission.source, repository)
+    if inside and inside.endswith(".ipynb"):
         owner = course.repository.removeprefix("https://github.com/").strip("/").split("/")[0]
         url = (f"https://colab.research.google.com/github/{owner}/{quote(repository)}/blob/main/"
                f"{quote(inside)}")

@@ -294,6 +294,17 @@ def load_unplaced(out_dir, assignment_id, set_aside=()):
 
 
 @_one_line_errors
+def load_graded_files(out_dir, assignment_id):
+    """{student: sha256 of the file graded} of the counted hand-ins."""
+    db = _connect(out_dir)
+    try:
+        return dict(db.execute("SELECT student, sha256 FROM submissions WHERE assignment = ? AND counted = 1",
+                               (assignment_id,)).fetchall())
+    finally:
+        db.close()
+
+
+@_one_line_errors
 def load_graded_apart(out_dir, assignment_id):
     """[(student, name)] graded with other cases, expected values or limits than most of the class (store.py)."""
     db = _connect(out_dir)

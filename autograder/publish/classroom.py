@@ -16,6 +16,7 @@ students whose feedback changed get a new commit.  Pushing is left to the TA
 (`git -C <clone> push origin feedback`).
 """
 
+import hashlib
 import json
 import os
 import subprocess
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .who import of_submission
+from ..feedback.view import path_in_clone
 from ..feedback.write import digest, write_if_changed
 from ..core.errors import AutograderError
 
@@ -119,7 +121,9 @@ def _checked_out_branch(repo):
         return None          # a detached HEAD
 
 
-def release_classroom(assignment, pages, target):
+def release_classroom(assignment, pages, target, graded=None):
+    """Each student's feedback on the feedback branch of their clone under `target`; `graded`: {student: sha256
+    of the file graded}, held against the clone's file now (a clone pulled since holds other work)."""
     target = Path(target)
     result = Release(problems=dict(pages.withheld))
     for page in pages.pages:
@@ -129,6 +133,11 @@ def release_classroom(assignment, pages, target):
         if repo is None or not (repo / ".git").exists():
             where = repo if repo is not None else page.submission.source
             result.problems[student] = f"no git clone at {where}"
+            continue
+        changed = _changed_since_graded(repo, path_in_clone(page.submission.source, name),
+                                        (graded or {}).get(student))
+        if changed:
+            result.problems[student] = changed
             continue
         files = {"feedback.md": page.markdown, "feedback.html": page.html}
         message = (f"Feedback for {assignment.title}: {page.submission.score:g} / "
@@ -142,6 +151,20 @@ def release_classroom(assignment, pages, target):
         result.commits[student] = commit or _resolve(repo, BRANCH)
         result.hashes[student] = digest(page.markdown, page.html)
     return result
+
+
+def _changed_since_graded(repo, inside, sha256):
+    """Why the clone's file is not the one graded ("" when it is, or when nothing says which was)."""
+    if not inside or not sha256:
+        return ""
+    try:
+        now = hashlib.sha256((repo / inside).read_bytes()).hexdigest()
+    except OSError:
+        now = None
+    if now == sha256:
+        return ""
+    return (f"{repo / inside} is not the file that was graded (the clone was pulled since?): grade it again "
+            "before its feedback is released")
 
 
 def write_manifest(out_dir, assignment, target, result):

@@ -210,3 +210,24 @@ def test_people_read_names_beside_the_lms_keys(tmp_path):
     assert "1 written (smithalice (canvas:1001))" in written.output, written.output
     released = run(release_command, "--out", tmp_path / "out", "--to", tmp_path / "lms")
     assert "whose results changed: smithalice (canvas:1001)" in released.output, released.output
+
+
+@pytest.mark.slow
+def test_classroom_feedback_is_never_released_onto_work_that_was_not_graded(classroom):
+    """The trial: carol pushed new work, the instructor pulled, and `release` put the old grade's feedback on top
+    of the new, ungraded commit.  The clone's file is held against the one graded: a changed one waits for a
+    regrade, and the others are released."""
+    clones, out = classroom
+    bob = clones / "n-queens-bob"
+    git(bob, "checkout", "-q", "master")
+    shutil.copy(EXAMPLE_SUBMISSIONS / "alice.ipynb", bob / "n-queens.ipynb")
+    git(bob, "commit", "-q", "-am", "pulled: new work")
+    result = run(release_command, "--out", out, "--to", clones, "--format", "classroom")
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "not released for bob" in said and "is not the file that was graded" in said
+    assert git(bob, "branch", "--list", "feedback") == ""
+    assert git(clones / "n-queens-alice", "rev-list", "--count", "feedback") == "2"
+    grade(out, clones)
+    assert run(release_command, "--out", out, "--to", clones, "--format", "classroom").exit_code == 0
+    assert "5 / 5" in git(bob, "show", "feedback:feedback/feedback.md")
