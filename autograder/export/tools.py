@@ -19,8 +19,10 @@ from pathlib import Path
 from ..core.errors import AutograderError
 
 TOOLS = {"otter": "otter", "nbgrader": "nbgrader"}   # optional-dependency group -> command
-# What the student's kernel needs inside the tool's venv (as in .venv-student).
-KERNEL_PACKAGES = ("numpy", "sympy", "ipykernel")
+# What the student's kernel needs inside the tool's venv (as in .venv-student): what a notebook of the course
+# may import because Colab has it (pyproject.toml's `student` group pins each), and the kernel.
+COLAB_PACKAGES = ("numpy", "sympy", "matplotlib", "pandas", "tqdm", "ipywidgets")
+KERNEL_PACKAGES = (*COLAB_PACKAGES, "ipykernel")
 MARKER = ".installed"
 
 

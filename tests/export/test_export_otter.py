@@ -93,6 +93,18 @@ def test_zip_is_what_otter_generate_makes(exported, nqueens):
     assert config["autograder_dir"] == "/autograder" and config["show_hidden"] is True
 
 
+def test_otter_s_image_has_what_colab_has_at_our_pins():
+    """The trial: a correct notebook that imports tqdm (Colab has it) scored 3 of 5 under otter: its import cell
+    failed and every line after it went unrun.  Our own grader offers Colab's packages; so does the export."""
+    from importlib.metadata import version
+    from autograder.export.otter import student_requirements
+    wanted = student_requirements()
+    for package in ("numpy", "sympy", "matplotlib", "pandas", "tqdm", "ipywidgets"):
+        assert f"{package}=={version(package)}" in wanted, package
+    pins = {line.split("==")[0]: line for line in tools.requirements("student", ROOT)}
+    assert all(pins[line.split("==")[0]] == line for line in wanted)     # the one place's pins
+
+
 @pytest.mark.peers
 def test_public_checks_work_in_a_colab_like_folder(exported, nqueens, tmp_path, otter_command):
     # Colab: only the notebook, no tests folder.  The setup cell writes the public tests and the
