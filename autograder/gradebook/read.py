@@ -293,25 +293,26 @@ def load_unplaced(out_dir, assignment_id, set_aside=()):
         db.close()
 
 
+def _reading(out_dir, read):
+    """What `read(db)` finds in the gradebook, read-only."""
+    db = _connect(out_dir)
+    try:
+        return read(db)
+    finally:
+        db.close()
+
+
 @_one_line_errors
 def load_graded_files(out_dir, assignment_id):
     """{student: sha256 of the file graded} of the counted hand-ins."""
-    db = _connect(out_dir)
-    try:
-        return dict(db.execute("SELECT student, sha256 FROM submissions WHERE assignment = ? AND counted = 1",
-                               (assignment_id,)).fetchall())
-    finally:
-        db.close()
+    return _reading(out_dir, lambda db: dict(db.execute(
+        "SELECT student, sha256 FROM submissions WHERE assignment = ? AND counted = 1", (assignment_id,))))
 
 
 @_one_line_errors
 def load_graded_apart(out_dir, assignment_id):
     """[(student, name)] graded with other cases, expected values or limits than most of the class (store.py)."""
-    db = _connect(out_dir)
-    try:
-        return graded_apart(rubrics_of(db, assignment_id))
-    finally:
-        db.close()
+    return _reading(out_dir, lambda db: graded_apart(rubrics_of(db, assignment_id)))
 
 
 @_one_line_errors

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .who import of_submission
 from ..feedback.view import path_in_clone
+from ..intake.files import UnsafeFile, read_capped
 from ..feedback.write import digest, write_if_changed
 from ..core.errors import AutograderError
 
@@ -157,10 +158,15 @@ def _changed_since_graded(repo, inside, sha256):
     """Why the clone's file is not the one graded ("" when it is, or when nothing says which was)."""
     if not inside or not sha256:
         return ""
-    try:
-        now = hashlib.sha256((repo / inside).read_bytes()).hexdigest()
-    except OSError:
-        now = None
+    # What a student pushed since is theirs to shape: a link out of the clone, a FIFO, a huge file.  Read only a
+    # regular file inside the clone, no link followed, within intake's cap.
+    path = repo / inside
+    now = None
+    if Path(os.path.realpath(path)).is_relative_to(os.path.realpath(repo)):
+        try:
+            now = hashlib.sha256(read_capped(path)).hexdigest()
+        except UnsafeFile:
+            pass
     if now == sha256:
         return ""
     return (f"{repo / inside} is not the file that was graded (the clone was pulled since?): grade it again "

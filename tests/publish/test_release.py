@@ -231,3 +231,15 @@ def test_classroom_feedback_is_never_released_onto_work_that_was_not_graded(clas
     grade(out, clones)
     assert run(release_command, "--out", out, "--to", clones, "--format", "classroom").exit_code == 0
     assert "5 / 5" in git(bob, "show", "feedback:feedback/feedback.md")
+
+
+def test_a_clone_s_file_made_a_link_since_grading_is_never_followed(classroom):
+    """What a student pushes after grading is theirs to shape: a link to an endless device is not read (it would
+    never end), and the feedback waits, as for any file that is not the one graded."""
+    clones, out = classroom
+    alice = clones / "n-queens-alice"
+    (alice / "n-queens.ipynb").unlink()
+    (alice / "n-queens.ipynb").symlink_to("/dev/zero")
+    result = run(release_command, "--out", out, "--to", clones, "--format", "classroom")
+    assert result.exit_code == 1 and "is not the file that was graded" in " ".join(result.output.split())
+    assert git(alice, "branch", "--list", "feedback") == ""
