@@ -149,7 +149,9 @@ def mixed_class(tmp_path_factory):
 @pytest.fixture(scope="module")
 def mixed_rows(mixed_class, tmp_path_factory):
     out = tmp_path_factory.mktemp("mixed-out")
-    result = grade_command(mixed_class, out, *TIGHT)
+    # The product's own limits: this class is about honest hand-ins beside poisoned ones, and under load (CI,
+    # 3 test workers on 2 cores) an honest case of a few ms once passed TIGHT's 0.1 s floor of CPU time.
+    result = grade_command(mixed_class, out)
     assert result.returncode == 0, result.stderr[-3000:]
     return read_csv(out / "grades.csv")
 
@@ -166,7 +168,7 @@ def test_poisoned_replies_cost_only_their_own_cases_and_every_hand_in_gets_its_r
 
 
 def test_a_grader_started_with_sigint_ignored_gives_the_same_grades(mixed_class, mixed_rows, tmp_path):
-    result = grade_command(mixed_class, tmp_path, *TIGHT, ignore_sigint=True)
+    result = grade_command(mixed_class, tmp_path, ignore_sigint=True)
     assert result.returncode == 0, result.stderr[-3000:]
     rows = read_csv(tmp_path / "grades.csv")
     assert {s: (r["score"], r["status"]) for s, r in rows.items()} == \
