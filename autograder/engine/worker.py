@@ -118,6 +118,9 @@ def _fork_runner(shell, channel, request_id):
             ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != parent:  # the worker died before the line above
                 os._exit(1)
+            # A process group of its own, which whatever it starts shares (a multiprocessing Pool's processes):
+            # they end with it (below).
+            os.setpgid(0, 0)
             runner = _Channel(channel.request_fd, channel.reply_fd)
             runner.send({"id": request_id, "pid": os.getpid()})
             _serve(shell, runner, runner=True)
@@ -134,8 +137,25 @@ def _fork_runner(shell, channel, request_id):
         if ended == pid:
             status = os.waitstatus_to_exitcode(raw)
             break
+    _end_group(pid)
     # A newline first ends whatever line the runner left half-written.
     channel.send({"event": "runner-ended", "status": status}, fresh_line=True)
+
+
+def _end_group(group):
+    """Kill and reap what an ended runner left in its process group (a Pool's processes, busy on a case that ran
+    out of time, come to us as orphans): no process of one case runs on into the next."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        return            # nothing is left in it
+    while True:
+        try:
+            os.waitpid(-group, 0)
+        except ChildProcessError:
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 class _Channel:

@@ -12,6 +12,7 @@ import itertools
 import re
 
 from .. import runtime
+from ..core import colab
 
 # Why a whole hand-in did not run to a verdict on every case (submissions.status).
 SUBMISSION_STATUS = {
@@ -95,9 +96,8 @@ EXCEPTIONS = {
     "RecursionError": "The function calls itself too deeply: is there a base case that is always reached?",
     "AssertionError": "An assert in your code failed.",
     "MemoryError": "The function used more memory than allowed.",
-    "ModuleNotFoundError": "Your code imports a module that is not available to the grader; use only the "
-                           "standard library, numpy and sympy.",
-    "ImportError": "An import in your code failed; use only the standard library, numpy and sympy.",
+    "ImportError": "An import in your code failed: check the name you import, and that the package offers it "
+                   "at the version the course uses.",
     "StopIteration": "next() was called on an iterator that had nothing left.",
 }
 
@@ -201,7 +201,38 @@ def error_words(message):
     name = exception_name(message)
     if name is None:
         return "Your code raised an error while running this check."
+    if name == "ModuleNotFoundError":
+        return missing_module_words(message)
     return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} while running this check.")
+
+
+_MISSING_MODULE = re.compile(r"No module named '([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)'")
+
+
+def missing_module_words(message):
+    """What a student reads for `No module named 'x'`: the module, whether Colab has it, what the course offers."""
+    match = _MISSING_MODULE.search(message or "")
+    course = ("Python's standard library and " + ", ".join(colab.offered_imports()))
+    if not match or len(match.group(1)) > 100:
+        return f"Your code imports a module the grader does not have. The course offers {course}."
+    module = match.group(1)
+    top = module.split(".")[0]
+    if top in colab.offered_imports():
+        if module == top:   # offered, yet not installed: the grader's installation is at fault, not the notebook
+            return (f"Your code imports `{top}`, which the course offers, but the grader's installation lacks it: "
+                    "tell your instructor (the grader needs `pip install .` again).")
+        return (f"Your code imports `{module}`, which `{top}` does not have at the version the course uses: check "
+                f"the name (the course offers {course}).")
+    package = "google.colab" if module.startswith("google.colab") else top
+    if colab.colab_has(package):
+        reason = colab.why_left_out(package)
+        return (f"Your code imports `{package}`. Colab has it (its list of {colab.COLAB_AS_OF}), but this course's "
+                f"grader does not" + (f": {reason}" if reason else "") + f". The course offers {course}: write "
+                "that part with those, or ask your instructor.")
+    return (f"Your code imports `{package}`, which neither Colab (its list of {colab.COLAB_AS_OF}) nor this "
+            f"course's grader has, so a `!pip install` in the notebook would be needed, and the grader installs "
+            f"nothing. If it is a file of your own, hand it in beside the notebook; otherwise the course offers "
+            f"{course}: write that part with those.")
 
 
 def is_slow(status, message):
