@@ -99,6 +99,14 @@ EXCEPTIONS = {
     "ImportError": "An import in your code failed: check the name you import, and that the package offers it "
                    "at the version the course uses.",
     "StopIteration": "next() was called on an iterator that had nothing left.",
+    "SystemExit": "exit(), quit() or sys.exit() ends the notebook's Python session: in Colab, Run all stops at that "
+                  "line and no cell after it runs (the grader went on with the next cell). Remove the call; inside "
+                  "a function, use return.",
+    "StdinNotImplementedError": "Your code waits for a person to type something (input(), or breakpoint() and the "
+                                "debugger), and nobody can when a notebook is graded. Set the value in the code "
+                                "instead of asking for it, and remove breakpoint() calls.",
+    "BdbQuit": "The debugger (pdb.set_trace(), breakpoint() or %debug) waited for a person to type a command, and "
+               "nobody can when a notebook is graded: remove the debugger call.",
 }
 
 _EXCEPTION_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::|$)")
@@ -184,7 +192,8 @@ def exception_name(message):
 # Python's own exception classes: the only exception names a hidden case's feedback may show. A class
 # the notebook defines can be named anything (`type("Leak_0_2_4", (Exception,), {})` spells a hidden input).
 BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
-                               if isinstance(value, type) and issubclass(value, BaseException))
+                               if isinstance(value, type) and issubclass(value, BaseException)) | \
+    frozenset(("StdinNotImplementedError", "BdbQuit"))   # what input() and the debugger raise when graded
 NOTEBOOK_EXCEPTION = "an exception of a class the notebook defines"
 
 
@@ -196,15 +205,19 @@ def builtin_exception_name(message):
     return name if name in BUILTIN_EXCEPTIONS else NOTEBOOK_EXCEPTION
 
 
-def error_words(message):
-    """Plain words for an error message, by its exception type."""
+def error_words(message, cell=False):
+    """Plain words for an error message, by its exception type (`cell`: a notebook cell's, not a check's)."""
     name = exception_name(message)
+    where = "when this cell ran" if cell else "while running this check"
     if name is None:
-        return "Your code raised an error while running this check."
+        return f"Your code raised an error {where}."
     if name == "ModuleNotFoundError":
         return missing_module_words(message)
-    return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} while running this check.")
+    return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} {where}.")
 
+
+# Errors about how the notebook runs, not about what a function computes: their words say all (no case hint).
+NOT_THE_FUNCTION = frozenset(("SystemExit", "StdinNotImplementedError", "BdbQuit", "ModuleNotFoundError"))
 
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)'")
 
@@ -305,6 +318,30 @@ def hidden_words():
     words |= {f"{CASE_STATUS['error']} ({name})" for name in (*BUILTIN_EXCEPTIONS, NOTEBOOK_EXCEPTION)}
     words |= {f"{CASE_STATUS['failed']}: {line}" for line in SAFE_FAILED - {"wrong value"}}
     return frozenset(words)
+
+
+_LIBRARY_FILE = re.compile(r"/lib/python3\.\d+/(?:(?:site|dist)-packages/)?(?P<path>[^\"]+)$")
+
+
+def raised_in_library(traceback):
+    """Where an error raised outside the student's code came from, and from which of their functions, in words:
+    'The error was raised inside Python's standard library (multiprocessing/synchronize.py), called by your
+    `count_solutions` (line 5 of its cell): ...'.  None when it was raised in the student's own code (a cell, or
+    a module handed in beside the notebook).  The worker keeps the innermost frame with the student's
+    (engine/worker.py), so that both can be named."""
+    frames = list(_LAST_FRAME.finditer(traceback or ""))
+    if not frames:
+        return None
+    match = _LIBRARY_FILE.search(frames[-1].group("file"))
+    if not match:
+        return None
+    path = match.group("path")
+    package = "site-packages/" in frames[-1].group("file") or "dist-packages/" in frames[-1].group("file")
+    where = f"`{path.split('/')[0]}`" if package else "Python's standard library"
+    yours = [f for f in frames if not _LIBRARY_FILE.search(f.group("file"))]
+    caller = (f", called by your `{yours[-1].group('function')}` (line {yours[-1].group('line')})" if yours else "")
+    return (f"The error was raised inside {where} ({path}){caller}, not in the function this check is about: look "
+            "at what your code asks of it there.")
 
 
 _LAST_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.*))?',
