@@ -418,14 +418,16 @@ def _describe(error):
 
 def _student_frames(error):
     """Traceback lines from the student's code only (where it failed, or was interrupted), and, when the error
-    was raised inside a library the student's code called (Python's own, numpy...), the innermost frame there:
-    the feedback names both (feedback/explain.raised_in_library)."""
+    was raised inside a library the student's code called (Python's own, numpy...), the library's first frame
+    and its innermost one: the feedback names the library (feedback/explain.raised_in_library)."""
     try:
         frames = [f for f in traceback.extract_tb(error.__traceback__)
                   if os.path.abspath(f.filename) not in _FILES_NOT_STUDENTS]
         own = [i for i, f in enumerate(frames) if not _in_library(f.filename)]
         if own and own[-1] < len(frames) - 1:
-            frames = frames[:own[-1] + 1][-4:] + frames[-1:]
+            # The student's last frames, the library's first (what they called) and its last (where it failed).
+            last = own[-1]
+            frames = frames[:last + 1][-3:] + frames[last + 1:last + 2] + frames[max(last + 2, len(frames) - 1):]
         return "".join(traceback.format_list(frames[-5:]))[:4000]
     except BaseException:  # noqa: BLE001 - a frame whose source cannot be read, say
         return ""
@@ -436,5 +438,11 @@ _LIBRARY_FOLDERS = tuple(os.path.join(folder, "") for folder in
 
 
 def _in_library(filename):
-    """Is this file Python's own or an installed package's (not a cell, nor a module handed in)?"""
+    """Is this file Python's own or an installed package's (not a cell, nor a module handed in)?  Code made at
+    run time (`<string>`, `<frozen importlib._bootstrap>`) is the library's that made it; cells are `<ipython-input-`."""
+    if filename.startswith("<"):
+        return not filename.startswith(_CELL_FILES)
     return os.path.abspath(filename).startswith(_LIBRARY_FOLDERS)
+
+
+_CELL_FILES = ("<ipython-input-", "<cell")

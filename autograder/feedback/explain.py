@@ -323,6 +323,12 @@ def hidden_words():
 _LIBRARY_FILE = re.compile(r"/lib/python3\.\d+/(?:(?:site|dist)-packages/)?(?P<path>[^\"]+)$")
 
 
+def _in_library(file):
+    """A library's file (Python's own, an installed package's), or code one made at run time (`<string>`)."""
+    return bool(_LIBRARY_FILE.search(file)) or (file.startswith("<") and not file.startswith(("<ipython-input-",
+                                                                                               "<cell")))
+
+
 def raised_in_library(traceback):
     """Where an error raised outside the student's code came from, and from which of their functions, in words:
     'The error was raised inside Python's standard library (multiprocessing/synchronize.py), called by your
@@ -330,16 +336,17 @@ def raised_in_library(traceback):
     a module handed in beside the notebook).  The worker keeps the innermost frame with the student's
     (engine/worker.py), so that both can be named."""
     frames = list(_LAST_FRAME.finditer(traceback or ""))
-    if not frames:
+    if not frames or not _in_library(frames[-1].group("file")):
         return None
-    match = _LIBRARY_FILE.search(frames[-1].group("file"))
-    if not match:
+    yours = [i for i, f in enumerate(frames) if not _in_library(f.group("file"))]
+    entry = next((f for f in frames[yours[-1] + 1 if yours else 0:] if _LIBRARY_FILE.search(f.group("file"))), None)
+    if entry is None:
         return None
-    path = match.group("path")
-    package = "site-packages/" in frames[-1].group("file") or "dist-packages/" in frames[-1].group("file")
+    path = _LIBRARY_FILE.search(entry.group("file")).group("path")
+    package = "site-packages/" in entry.group("file") or "dist-packages/" in entry.group("file")
     where = f"`{path.split('/')[0]}`" if package else "Python's standard library"
-    yours = [f for f in frames if not _LIBRARY_FILE.search(f.group("file"))]
-    caller = (f", called by your `{yours[-1].group('function')}` (line {yours[-1].group('line')})" if yours else "")
+    caller = (f", called by your `{frames[yours[-1]].group('function')}` (line {frames[yours[-1]].group('line')})"
+              if yours else "")
     return (f"The error was raised inside {where} ({path}){caller}, not in the function this check is about: look "
             "at what your code asks of it there.")
 
