@@ -32,30 +32,19 @@ SPAWN_REFUSED = ("multiprocessing's 'spawn' and 'forkserver' start methods need 
                  "isolation layer does not give a notebook: use the default start method ('fork', as in Colab)")
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_libc.sem_init.argtypes = (ctypes.c_void_p, ctypes.c_int, ctypes.c_uint)
-# Pages of semaphores, never unmapped: a semaphore may be used as long as any object holds its address.
-_pages = []
-_next = [mmap.PAGESIZE]  # the next free byte of the last page
-
-
-def _anonymous_semaphore(value):
-    """The address of a new process-shared semaphore holding `value`, in memory no other hand-in can map."""
-    if _next[0] + SEMAPHORE_BYTES > mmap.PAGESIZE:
-        _pages.append(mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS))
-        _next[0] = 0
-    address = ctypes.addressof(ctypes.c_char.from_buffer(_pages[-1], _next[0]))
-    _next[0] += SEMAPHORE_BYTES
-    if _libc.sem_init(address, 1, value) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, f"sem_init: {errno.errorcode.get(error, error)}")
-    return address
 
 
 class _SemLock:
-    """What multiprocessing.synchronize calls `_multiprocessing.SemLock`: a maker of the real C type."""
+    """What multiprocessing.synchronize calls `_multiprocessing.SemLock`: a maker of the real C type, whose
+    unnamed semaphores it keeps in pages it maps itself."""
 
     SEM_VALUE_MAX = _multiprocessing.SemLock.SEM_VALUE_MAX
     _rebuild = _multiprocessing.SemLock._rebuild
+
+    def __init__(self):
+        # Pages of semaphores, never unmapped: a semaphore may be used as long as any object holds its address.
+        self.pages = []
+        self.used = mmap.PAGESIZE     # bytes given out of the last page
 
     def __call__(self, kind, value, maxvalue, name, unlink):
         if not unlink:
@@ -66,13 +55,26 @@ class _SemLock:
                 raise
             except OSError:
                 raise PermissionError(errno.EACCES, SPAWN_REFUSED) from None
-        return _multiprocessing.SemLock._rebuild(_anonymous_semaphore(value), kind, maxvalue, None)
+        return _multiprocessing.SemLock._rebuild(self._anonymous(value), kind, maxvalue, None)
+
+    def _anonymous(self, value):
+        """The address of a new process-shared semaphore holding `value`, in memory no other hand-in can map."""
+        if self.used + SEMAPHORE_BYTES > mmap.PAGESIZE:
+            self.pages.append(mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS))
+            self.used = 0
+        address = ctypes.addressof(ctypes.c_char.from_buffer(self.pages[-1], self.used))
+        self.used += SEMAPHORE_BYTES
+        if _libc.sem_init(ctypes.c_void_p(address), 1, ctypes.c_uint(value)) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"sem_init: {errno.errorcode.get(error, error)}")
+        return address
 
 
 class _Module:
     """Stands for the `_multiprocessing` module inside multiprocessing.synchronize: all of it, but SemLock."""
 
-    SemLock = _SemLock()
+    def __init__(self):
+        self.SemLock = _SemLock()
 
     def __getattr__(self, name):
         return getattr(_multiprocessing, name)
