@@ -424,7 +424,9 @@ def _student_frames(error):
         frames = [f for f in traceback.extract_tb(error.__traceback__)
                   if os.path.abspath(f.filename) not in _FILES_NOT_STUDENTS]
         own = [i for i, f in enumerate(frames) if not _in_library(f.filename)]
-        if own and own[-1] < len(frames) - 1:
+        if own and isinstance(error, SystemExit):
+            frames = frames[:own[-1] + 1]   # exit() and quit() go through IPython's own code: the student's line says all
+        elif own and own[-1] < len(frames) - 1:
             # The student's last frames, the library's first (what they called) and its last (where it failed).
             last = own[-1]
             frames = frames[:last + 1][-3:] + frames[last + 1:last + 2] + frames[max(last + 2, len(frames) - 1):]

@@ -332,7 +332,7 @@ def _in_library(file):
 def raised_in_library(traceback):
     """Where an error raised outside the student's code came from, and from which of their functions, in words:
     'The error was raised inside Python's standard library (multiprocessing/synchronize.py), called by your
-    `count_solutions` (line 5 of its cell): ...'.  None when it was raised in the student's own code (a cell, or
+    `count_solutions` (line 5): ...'.  None when it was raised in the student's own code (a cell, or
     a module handed in beside the notebook).  The worker keeps the innermost frame with the student's
     (engine/worker.py), so that both can be named."""
     frames = list(_LAST_FRAME.finditer(traceback or ""))
@@ -347,8 +347,8 @@ def raised_in_library(traceback):
     where = f"`{path.split('/')[0]}`" if package else "Python's standard library"
     caller = (f", called by your `{frames[yours[-1]].group('function')}` (line {frames[yours[-1]].group('line')})"
               if yours else "")
-    return (f"The error was raised inside {where} ({path}){caller}, not in the function this check is about: look "
-            "at what your code asks of it there.")
+    return (f"The error was raised inside {where} ({path}){caller}: look at what that line asks of it (the "
+            "check's own hint is about your functions, which did not raise this).")
 
 
 _LAST_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.*))?',
