@@ -15,8 +15,9 @@ file), initialised by sem_init, and handed to multiprocessing through the constr
 (SemLock._rebuild).  Shared values go in the worker's own folder.  Nothing has a name, so no other hand-in can
 find it and nothing is left behind when the hand-in's processes end.
 
-The 'spawn' and 'forkserver' start methods start a new interpreter, which must open the semaphore by its name:
-they are refused in those layers, with words that say so (SPAWN_REFUSED).
+The 'spawn' and 'forkserver' start methods start a new interpreter, which must open the semaphore by its name,
+and multiprocessing.shared_memory names a file in /dev/shm: both are refused in those layers, with words that say
+so (SPAWN_REFUSED, SHARED_MEMORY_REFUSED).
 
 Standard library only: copied into the sandbox's folder with the zygote.
 """
@@ -28,6 +29,9 @@ import mmap
 import _multiprocessing
 
 SEMAPHORE_BYTES = 32     # sizeof(sem_t) on 64-bit Linux
+SHARED_MEMORY_REFUSED = ("multiprocessing.shared_memory needs /dev/shm, which this grader's isolation layer does not "
+                         "give a notebook: return the values from the pool's function instead, or use "
+                         "multiprocessing.Array")
 SPAWN_REFUSED = ("multiprocessing's 'spawn' and 'forkserver' start methods need /dev/shm, which this grader's "
                  "isolation layer does not give a notebook: use the default start method ('fork', as in Colab)")
 
@@ -80,11 +84,25 @@ class _Module:
         return getattr(_multiprocessing, name)
 
 
+class _NoSharedMemory:
+    """Stands for the `_posixshmem` module inside multiprocessing.shared_memory: named shared memory is a file in
+    /dev/shm, so it is refused, in words."""
+
+    def shm_open(self, *args, **kwargs):
+        raise PermissionError(errno.EACCES, SHARED_MEMORY_REFUSED)
+
+    def shm_unlink(self, *args, **kwargs):
+        raise PermissionError(errno.EACCES, SHARED_MEMORY_REFUSED)
+
+
 def install():
     """From now on (in this process and every worker it forks) multiprocessing never names a semaphore in
-    /dev/shm, and puts shared values in the worker's own folder (TMPDIR, isolation.py)."""
+    /dev/shm, puts shared values in the worker's own folder (TMPDIR, isolation.py), and refuses named shared
+    memory in words."""
     import multiprocessing.heap
+    import multiprocessing.shared_memory
     import multiprocessing.synchronize
 
     multiprocessing.synchronize._multiprocessing = _Module()
     multiprocessing.heap.Arena._dir_candidates = []
+    multiprocessing.shared_memory._posixshmem = _NoSharedMemory()
