@@ -106,6 +106,7 @@ def test_a_notebook_that_only_quotes_conflict_markers_is_read_as_a_notebook():
     assert parse(quoted.encode(), "quoting.ipynb").cells
 
 
+@pytest.mark.slow
 def test_a_utf16_notebook_from_powershell_is_graded_with_a_note_and_the_others_get_their_reason(tmp_path):
     raw = ALICE.read_bytes()
     folder = tmp_path / "class"
