@@ -311,7 +311,8 @@ class Downloads:
             if match and match.group("original") in templates:
                 who = identity.drive_identity(match.group("name").strip())
                 named.append(inner)
-                self.owned(path, inner, who, label, f"{path}:drive", original=match.group("original"))
+                # One group per name: every file claiming it is put together, and split (assemble.py).
+                self.owned(path, inner, who, label, f"{folder}:drive:{who.key}", original=match.group("original"))
             elif path.suffix.lower() in (".ipynb", ".py", ".zip") or structure.looks_like_notebook(path):
                 unnamed.append(inner)
                 self.owned(path, inner, identity.path_identity(self.source(label, inner)), label, inner)
