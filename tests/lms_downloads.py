@@ -210,10 +210,11 @@ BLACKBOARD_LOOKALIKE = "N-Queens_mallory_attempt_2026-11-20-10-00-0{}_n-queens.i
 
 
 def canvas_with_blackboard_named_uploads(tmp):
-    """Mallory uploads three files named like Blackboard attempts: every classmate keeps their Canvas row."""
+    """Mallory uploads five files named like Blackboard attempts (more than her classmates' four): every
+    classmate keeps their Canvas row."""
     path, count = canvas(tmp)
     with zipfile.ZipFile(path, "a") as bundle:
-        for n in range(3):
+        for n in range(5):
             add(bundle, f"evansmallory_1099_{5090 + n}_{BLACKBOARD_LOOKALIKE.format(n)}", _blank())
     return path, count + 1
 
@@ -221,17 +222,17 @@ def canvas_with_blackboard_named_uploads(tmp):
 def moodle_flat_with_blackboard_named_uploads(tmp):
     path, count = moodle_flat(tmp)
     with zipfile.ZipFile(path, "a") as bundle:
-        for n in range(3):
+        for n in range(5):
             add(bundle, f"Mallory Evans_599_assignsubmission_file_{BLACKBOARD_LOOKALIKE.format(n)}", _blank())
     return path, count + 1
 
 
 def class_folder_with_lms_named_files(tmp):
-    """A plain class folder where one student named a file like a Blackboard attempt, another like D2L's."""
+    """A plain class folder where one student named four files like Blackboard attempts, as many as the class."""
     folder, count = files_by_student(tmp)
-    shutil.copy(BOB, folder / BLACKBOARD_LOOKALIKE.format(0))
-    shutil.copy(BOB, folder / "1-1 - Zoe Park - Mar 2, 2026 315 PM - n-queens.ipynb")
-    return folder, count + 2
+    for n in range(4):
+        shutil.copy(BOB, folder / BLACKBOARD_LOOKALIKE.format(n))
+    return folder, count + 4
 
 
 def class_folder_with_a_lone_zip(tmp):

@@ -17,7 +17,8 @@ from test_intake_layouts import git
 
 OPTIONS = IntakeOptions("n-queens", "n-queens.ipynb")
 STUB = ROOT / "assignments" / "n-queens" / "n-queens.ipynb"
-BLACKBOARD_NAMES = [f"N-Queens_mallory_attempt_2026-11-20-10-00-0{n}_n-queens.ipynb" for n in range(3)]
+# More of them than classmates: a vote of names made the level Blackboard's when half its files were so named.
+BLACKBOARD_NAMES = [f"N-Queens_mallory_attempt_2026-11-20-10-00-0{n}_n-queens.ipynb" for n in range(5)]
 
 
 def rows(intake):
@@ -45,11 +46,12 @@ def canvas_class(bundle, extra=()):
 
 
 def test_a_canvas_zip_with_one_student_s_blackboard_named_files_gives_every_classmate_their_canvas_row(tmp_path):
-    """Mallory (Canvas 1005) uploads three files named like Blackboard attempts: a vote of names made the whole
+    """Mallory (Canvas 1005) uploads five files named like Blackboard attempts: a vote of names made the whole
     zip Blackboard's, and every classmate "ignored (not named by Blackboard)"."""
     archive = tmp_path / "submissions.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
-        canvas_class(bundle, [(f"evansmallory_1005_{5005 + n}_{name}", STUB) for n, name in enumerate(BLACKBOARD_NAMES)])
+        canvas_class(bundle, [(f"evansmallory_1005_{5005 + n}_{name}", STUB)
+                              for n, name in enumerate(BLACKBOARD_NAMES)])
     intake = collect([archive], tmp_path / "out", OPTIONS)
     found = rows(intake)
     assert sorted(found) == [f"canvas:{1001 + n}" for n in range(5)]
@@ -70,17 +72,20 @@ def test_a_flat_moodle_download_with_blackboard_named_files_stays_moodle_s(tmp_p
     no_notebook_ignored(intake)
 
 
-@pytest.mark.parametrize("lookalike", [BLACKBOARD_NAMES[0], "1-1 - Carol King - Mar 2, 2026 315 PM - n-queens.ipynb"],
-                         ids=["blackboard", "d2l"])
-def test_a_plain_class_folder_with_one_file_named_like_blackboard_or_d2l_s_is_read_as_a_class(lookalike, tmp_path):
+D2L_NAMES = [f"{n}-1 - Carol King - Mar {2 + n}, 2026 315 PM - n-queens.ipynb" for n in range(2)]
+
+
+@pytest.mark.parametrize("lookalikes", [BLACKBOARD_NAMES[:2], D2L_NAMES], ids=["blackboard", "d2l"])
+def test_a_plain_class_folder_with_files_named_like_blackboard_or_d2l_s_is_read_as_a_class(lookalikes, tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
     shutil.copy(ALICE, folder / "alice.ipynb")
     shutil.copy(BOB, folder / "bob.ipynb")
-    shutil.copy(STUB, folder / lookalike)
+    for name in lookalikes:
+        shutil.copy(STUB, folder / name)
     intake = collect([folder], tmp_path / "out", OPTIONS)
     found = rows(intake)
-    assert {"alice", "bob"} <= set(found) and len(found) == 3, sorted(found)
+    assert {"alice", "bob"} <= set(found) and len(found) == 4, sorted(found)
     assert not [k for k in found if ":" in k]               # no LMS key from a name a student chose
     no_notebook_ignored(intake)
 
