@@ -10,11 +10,17 @@ late without saying by how much.
 
 What decides whose a file is, and what is trusted:
 
+* Which LMS wrote a level is decided by its structure as a whole
+  (structure.py), never by a vote of names a student could choose.
 * In a folder the instructor names: each child folder is a student's folder
   (a Moodle submission folder, or one named after the student) or a GitHub
-  Classroom clone (`<prefix><user>`, or any folder with `.git`); `gh
-  classroom clone`'s `<slug>-submissions/` folder holds clones.  Each child
-  file is named by the LMS (Canvas, flat Moodle) or after the student.
+  Classroom clone (`<prefix><user>`, or a folder with `.git` where every
+  folder beside it is a clone too); `gh classroom clone`'s
+  `<slug>-submissions/` folder holds clones.  Each child file is named by the
+  LMS (Canvas, flat Moodle) or after the student, and gets a row whatever it
+  is, but the course's own files (a roster, a README).  A zip there is an
+  LMS's download only when it is alone: beside students' hand-ins it is one
+  student's.
 * In a zip: the LMS wrote only the top level.  A zip whose top level names
   nobody (one student's own zip, otter's export) is the student its own name
   says.
