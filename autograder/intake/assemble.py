@@ -127,11 +127,14 @@ def _cannot_tell(who, notebooks, notebook_name):
                 f"{who.name!r}")
     if who.lms == "file" and generic(who.original or notebooks[0].original, notebook_name):
         return f"{len(notebooks)} notebooks are named after the assignment, not after a student"
+    if who.lms == "file" and len({f.original for f in notebooks}) < len(notebooks):
+        # A zip holding one name more than once: which entry came first says nothing of whose each is.
+        return f"a zip holds {len(notebooks)} notebooks of one name, each claiming {who.name!r}"
     # A class's download inside one folder or zip (an unzipped Canvas download beside its zip): notebooks
     # named by an LMS for different students are never one student's submission.
     if len({found.key for found in (identity.lms_file(f.original) for f in notebooks) if found}) > 1:
         return (f"{who.name}{'' if who.lms == 'zip' else '/'} holds {len(notebooks)} notebooks named by an LMS "
-                "for different students")
+                "for different students (if it is an LMS's download, give it alone on the command line)")
     if len(folders) > 1:
         return f"{who.name}{'' if who.lms == 'zip' else '/'} holds {len(notebooks)} notebooks in different folders"
     return ""

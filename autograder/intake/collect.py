@@ -506,7 +506,7 @@ class _Walk(Downloads):
             elif kind == "file" and owner is not None:
                 self.owned(child, name, owner, label, f"{root}:", where="")
             elif kind == "file":
-                self.top_file(child, display(child.name), name, label, group=str(root), lms_names=names.files)
+                self.top_file(child, self.entry_name(child), name, label, group=str(root), lms_names=names.files)
 
     def unpack_root(self, root, label):
         """The folder a zip was unpacked into (`root` is inside it, under wrapper folders)."""

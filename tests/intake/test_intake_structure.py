@@ -366,3 +366,16 @@ def test_a_backslash_in_a_zip_made_on_unix_stays_a_character_of_the_name(tmp_pat
     intake = collect([windows_zip(tmp_path / "submissions.zip", 3)], tmp_path / "out", OPTIONS)
     assert not any("made on Windows" in n for n in intake.notes)
     assert all("\\" in h.source or h.status for h in intake.handins), [h.source for h in intake.handins]
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_three_entries_of_one_student_s_name_in_a_plain_zip_are_all_named_and_none_wins(tmp_path):
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        add(bundle, "bob.ipynb", BOB)
+        for notebook in (STUB, ALICE, STUB):
+            add(bundle, "alice.ipynb", notebook)
+    intake = collect([archive], tmp_path / "out", OPTIONS)
+    found = rows(intake)
+    assert "alice" not in found and "bob" in found and len(found) == 4, sorted(found)
+    assert any("3 notebooks of one name, each claiming 'alice'" in n for n in intake.notes), intake.notes
