@@ -387,11 +387,15 @@ class _Walk(Downloads):
             return
         suffix = PurePosixPath(name).suffix.lower()
         disguised = suffix not in NOTEBOOK_SUFFIXES + (".zip",) and structure.looks_like_notebook(path)
-        if who.lms == "file" and not explicit and suffix not in NOTEBOOK_SUFFIXES and not disguised and \
-                (not class_folder or structure.course_file(name)):
-            self.intake.ignored.append(_source(label, shown) + (" (the course's file, not a hand-in)"
-                                                                if class_folder else ""))
-            return
+        if who.lms == "file" and not explicit and suffix not in NOTEBOOK_SUFFIXES and not disguised:
+            # Not a student's: beside an LMS's download, among the files an LMS named, or the course's own.
+            if lms_names in ("canvas", "moodle"):
+                self.intake.ignored.append(f"{_source(label, shown)} (not named by {lms_names.capitalize()})")
+                return
+            if not class_folder or structure.course_file(name):
+                self.intake.ignored.append(_source(label, shown) + (" (the course's file, not a hand-in)"
+                                                                    if class_folder else ""))
+                return
         original = PurePosixPath(who.original or name).name
         self.saw(who, _source(label, shown), original)
         if suffix in NOTEBOOK_SUFFIXES or disguised:

@@ -379,3 +379,13 @@ def test_three_entries_of_one_student_s_name_in_a_plain_zip_are_all_named_and_no
     found = rows(intake)
     assert "alice" not in found and "bob" in found and len(found) == 4, sorted(found)
     assert any("3 notebooks of one name, each claiming 'alice'" in n for n in intake.notes), intake.notes
+
+
+def test_a_file_no_lms_named_among_a_canvas_download_s_is_listed_not_a_row(tmp_path):
+    path, count = canvas(tmp_path)
+    with zipfile.ZipFile(path) as bundle:
+        bundle.extractall(tmp_path / "unzipped")
+    (tmp_path / "unzipped" / "notes.txt").write_text("grade these by Friday\n")
+    intake = collect([tmp_path / "unzipped"], tmp_path / "out", OPTIONS)
+    assert sorted(rows(intake)) == [f"canvas:{1001 + n}" for n in range(count)]
+    assert intake.ignored == ["notes.txt (not named by Canvas)"]
