@@ -129,8 +129,10 @@ def test_a_lone_zip_is_still_the_download_it_is_when_nothing_is_beside_it(tmp_pa
     path, count = canvas(tmp_path)
     shutil.move(path, folder / path.name)
     (folder / "roster.csv").write_text("Student,ID\n")
+    (folder / "notes.txt").write_text("grade these by Friday\n")        # beside a download: nobody's hand-in
     intake = collect([folder], tmp_path / "out", OPTIONS)
     assert sorted(rows(intake)) == [f"canvas:{1001 + n}" for n in range(count)]
+    assert "notes.txt" in intake.ignored
 
 
 def test_a_git_folder_a_student_put_in_their_own_folder_gives_no_hand_in_time(tmp_path):
@@ -320,7 +322,7 @@ def test_a_quarto_file_and_a_notebook_saved_as_txt_get_the_same_row_whichever_pa
     assert len(set(seen.values())) == 1, seen
 
 
-def test_files_beside_a_download_are_not_rows_but_a_class_s_are(tmp_path):
+def test_a_class_folder_s_files_are_rows_but_the_course_s_own_are_not(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
     shutil.copy(ALICE, folder / "alice.ipynb")
