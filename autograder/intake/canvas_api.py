@@ -91,12 +91,15 @@ def _keyring_token(url, keyring_module):
 
 @dataclass
 class Pacing:
-    """What the answers said of the rate limit, and the waits it asked for (`sleep` is time.sleep but in tests)."""
-    sleep: object = time.sleep
+    """What the answers said of the rate limit, and the waits it asked for (`sleep`: time.sleep when None)."""
+    sleeper: object = None
     remaining: float | None = None
     requests: int = 0
     waited: float = 0.0
     backoffs: list = field(default_factory=list)
+
+    def sleep(self, seconds):
+        (self.sleeper or time.sleep)(seconds)
 
     def before(self):
         """Wait a little while the bucket is low: the lower, the longer (at most 2 s)."""
@@ -173,15 +176,15 @@ def _rewind(pairs):
 class Connection:
     """Canvas at `url` (course.toml's canvas_url), for course `course_id`, with `token`."""
 
-    def __init__(self, url, course_id, token, sleep=time.sleep):
+    def __init__(self, url, course_id, token, sleep=None):
         self.url, self.course_id, self._token = url, str(course_id), token
-        self.pacing = Pacing(sleep=sleep)
+        self.pacing = Pacing(sleeper=sleep)
         self.canvas = Canvas(url, token)
         self.requester = _Requester(url, token, self.pacing)
         self.canvas._Canvas__requester = self.requester       # every object canvasapi makes shares it
 
     @classmethod
-    def of(cls, course, environ=None, keyring_module=None, sleep=time.sleep):
+    def of(cls, course, environ=None, keyring_module=None, sleep=None):
         """The course's Connection: its canvas_url and canvas_course from course.toml, the token from the
         environment or the keyring; CanvasError naming the setting or the token that is missing."""
         missing = [name for name, value in (("canvas_url", course.canvas_url), ("canvas_course", course.canvas_course))

@@ -88,7 +88,7 @@ def pull_submissions(connection, canvas_assignment, folder, names, events=None):
     events = events or PullEvents()
     folder = Path(folder)
     old = _prepare(folder)
-    found = connection.pages("listing the assignment's submissions", canvas_assignment.get_submissions(per_page=100))
+    found = connection.pages("listing the assignment's submissions", canvas_assignment.get_submissions())
     record = {"format": FORMAT, "pulled_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
               "canvas": {"url": connection.url, "course": connection.course_id,
                          "assignment": _assignment_record(canvas_assignment)},
@@ -202,7 +202,6 @@ def _fetch(connection, folder, name, attachment, canvas_file, entry, pulled):
     target = folder / name
     if attachment is None:                      # a text or URL entry: its name says what it was
         target.write_bytes(b"")
-        pulled.downloaded.append(name)
         return
     if not _fetched(attachment):                # not a notebook: an empty file keeps its name
         target.write_bytes(b"")

@@ -167,9 +167,9 @@ def read_canvas(connection, course, assignment):
             raise
         policy = None
     tests = connection.pages("looking for the Test Student",
-                             canvas_course.get_enrollments(type=["StudentViewEnrollment"], per_page=100))
+                             canvas_course.get_enrollments(type=["StudentViewEnrollment"]))
     submissions = connection.pages("listing the assignment's submissions",
-                                   canvas_assignment.get_submissions(per_page=100))
+                                   canvas_assignment.get_submissions())
     return CanvasState(canvas_course, canvas_assignment, policy, {str(e.user_id) for e in tests},
                        {str(s.user_id): s for s in submissions if str(getattr(s, "user_id", "")).isdigit()})
 

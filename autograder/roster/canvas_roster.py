@@ -40,9 +40,9 @@ def read_enrollments(connection, course, assignment=None):
     """The course's students as a RosterFile (with the assignment's column and points when `assignment`, a
     canvasapi Assignment, is given: `release` checks them as it checks a gradebook export's)."""
     sections = {str(s.id): str(getattr(s, "name", "") or s.id)
-                for s in connection.pages("listing the course's sections", course.get_sections(per_page=100))}
+                for s in connection.pages("listing the course's sections", course.get_sections())}
     enrollments = connection.pages("listing the course's students (enrollments)",
-                                   course.get_enrollments(type=[STUDENT, TEST_STUDENT], per_page=100))
+                                   course.get_enrollments(type=[STUDENT, TEST_STUDENT]))
     people, members = {}, {}
     for enrollment in enrollments:
         user = getattr(enrollment, "user", None) or {}
@@ -76,7 +76,7 @@ def overrides_as_extensions(connection, canvas_assignment, canvas_roster, record
     """Each student's latest due date from the assignment's overrides, kept as extensions; returns
     (applied [(key, until, why)], notes) — notes for what is not applied, and why."""
     overrides = connection.pages("reading the assignment's due-date overrides",
-                                 canvas_assignment.get_overrides(per_page=100))
+                                 canvas_assignment.get_overrides())
     due, notes = {}, []
     for override in overrides:
         when = _moment(getattr(override, "due_at", None))
