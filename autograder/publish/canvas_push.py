@@ -246,6 +246,7 @@ def _plan(assignment, pages, absent, roster, state, options, push):
     if said:
         push.notes.append(f"sent nothing to {len(said)} student(s) whose grade is not known yet (not yet due, or "
                           "a hand-in the roster cannot place may be theirs)")
+    lines.sort(key=lambda line: line.key)
     for line in lines:
         _fill(line, assignment, state, options)
     return lines
@@ -283,13 +284,15 @@ def _fill(line, assignment, state, options):
         line.comment = _missing_comment(assignment, line)
     elif line.graded_upload and line.graded_upload in current:
         line.attempt = line.latest
-    elif line.graded_upload and current:
+    elif line.graded_upload:
         line.action = "refused"
         line.why = f"graded from an older attempt than Canvas's latest (attempt {line.latest or '?'})"
-    elif current or getattr(canvas, "submitted_at", None):
+    elif current:
         line.action = "refused"
-        line.why = ("graded from a file that is not Canvas's latest attempt "
+        line.why = ("graded from a file that is not one of Canvas's latest attempt "
                     f"(attempt {line.latest or '?'}): which attempt it is cannot be told")
+    elif getattr(canvas, "submitted_at", None):
+        line.attempt = line.latest          # a text or URL entry: no file, nothing another attempt could hold
     if line.kind == "graded":
         line.comment = _graded_comment(assignment, line)
     if options.grades_only:
