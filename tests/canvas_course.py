@@ -14,10 +14,8 @@ who handed in a PDF, one a text entry.
 """
 
 import copy
-import io
 import json
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -339,22 +337,6 @@ def course_of(n=30, **options):
     return CanvasCourse(students, {31: "Section A", 32: "Section B"}, handed, overrides, **options)
 
 
-def canvas_zip(course, path):
-    """Canvas's Download Submissions zip of the same course (lib/content_zipper.rb names; tests/lms_downloads.py
-    writes the small classes' the same way): each student's latest attempt, the Test Student's too."""
-    from autograder.intake.identity import canvas_name
-    with zipfile.ZipFile(path, "w") as bundle:
-        for user_id, handed in sorted(course.handed.items()):
-            student = course.students[user_id]
-            stem = canvas_name(student.sortable) + ("_LATE" if handed.late else "")
-            for attachment_id, name, data in handed.files:
-                bundle.writestr(zipfile.ZipInfo(f"{stem}_{user_id}_{attachment_id}_{name}", (2026, 11, 9, 8, 0, 0)),
-                                data)
-            if handed.kind == "online_text_entry":
-                bundle.writestr(f"{stem}_{user_id}_text.html", "<p>my answer</p>")
-    return path
-
-
 def configure(course_root, deadline=DEADLINE, late="none", extra=""):
     """course.toml of a Canvas course: its address and id, n-queens due at `deadline`, Canvas's assignment id."""
     path = Path(course_root) / "course.toml"
@@ -366,12 +348,6 @@ def configure(course_root, deadline=DEADLINE, late="none", extra=""):
                         table)
     assert f"({ASSIGNMENT})" in text
     path.write_text(text)
-
-
-def zip_bytes_of(course):
-    buffer = io.BytesIO()
-    canvas_zip(course, buffer)
-    return buffer.getvalue()
 
 
 class _NoSandbox:

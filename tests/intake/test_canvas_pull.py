@@ -231,3 +231,41 @@ def test_the_token_reaches_canvas_alone(canvas_course):
     assert code == 0, output
     assert len(stored) == 1 and "Authorization" not in stored[0].headers
 
+
+
+@pytest.mark.slow
+def test_the_pulled_class_scores_as_its_zip_does_with_canvas_s_times_and_overrides(canvas_course, tmp_path,
+                                                                                  one_sandbox_per_process):
+    """The replayed course of 30, graded twice for real: from the pull, and from the Download Submissions zip of
+    the same course (tests/lms_downloads.py).  Every score is the same; only the pull knows when each hand-in
+    came, so only it finds the student with a due-date override on time by the minute."""
+    from autograder.core.assignment import load_assignment
+    from autograder.grade.class_run import GradeOptions, grade_class
+    from lms_downloads import canvas_of_course
+    course = course_of(30)
+    with requests_mock.Mocker() as mocker:
+        course.serve(mocker)
+        code, output = run(canvas_course, "canvas", "pull", "--assignment", "n-queens")
+    assert code == 0, output
+    grading_course = load_course(canvas_course)
+    assignment = load_assignment(grading_course, "n-queens")
+    pulled = grade_class(grading_course, assignment, [canvas_course / "grades" / "canvas" / "n-queens"],
+                         tmp_path / "pulled", GradeOptions())
+    zipped = grade_class(grading_course, assignment, [canvas_of_course(course, tmp_path / "submissions.zip")],
+                         tmp_path / "zipped", GradeOptions())
+    by_pull, by_zip = ({row.student: row for row in run_.rows} for run_ in (pulled, zipped))
+    assert len(by_pull) == len(by_zip) == 31          # 30 on the roster (one missing), and the Test Student
+    assert {s: (r.score, r.status) for s, r in by_pull.items()} == {s: (r.score, r.status) for s, r in by_zip.items()}
+    assert len({r.score for r in by_pull.values()}) > 3           # not a class of one score
+    assert [(s, n) for s, n, status, _ in pulled.absent] == [("canvas:1028", course.students[1028].name)] == \
+        [(s, n) for s, n, status, _ in zipped.absent]
+    assert by_pull["canvas:1028"].status == by_zip["canvas:1028"].status == "missing"
+    handed = [s for s in by_pull if s != "canvas:1028"]
+    assert all(by_pull[s].handed_in_at and by_pull[s].time_source == "Canvas's submitted_at (canvas pull)"
+               for s in handed)
+    assert not any(by_zip[s].handed_in_at for s in handed)
+    # Handed in two days after the course's deadline, within their own (Canvas's override, kept as an extension).
+    assert by_pull["canvas:1006"].late == 0 and by_pull["canvas:1006"].handed_in_at == "2026-11-03T12:00:00+00:00"
+    assert by_pull["canvas:1006"].deadline == "2026-11-04T23:59:00-05:00"
+    assert by_pull["canvas:1005"].late == 1 and "late by 25.0 h" in by_pull["canvas:1005"].late_note, \
+        by_pull["canvas:1005"].late_note
