@@ -62,6 +62,7 @@ def downloads(course, users=None):
 OVERRIDES = ("GET", f"{API}/assignments/{ASSIGNMENT}/overrides", {"per_page": "100"})
 
 
+@pytest.mark.slow
 def test_a_pull_of_thirty_students_brings_the_roster_each_hand_in_with_canvas_s_time_and_the_overrides(
         canvas_course):
     course = course_of(30)
@@ -106,6 +107,7 @@ def test_a_pull_of_thirty_students_brings_the_roster_each_hand_in_with_canvas_s_
     assert all(h.submitted_at for h in intake.handins)
 
 
+@pytest.mark.slow
 def test_a_second_pull_fetches_only_what_changed(canvas_course):
     course = course_of(6)
     with requests_mock.Mocker() as mocker:
@@ -127,6 +129,7 @@ def test_a_second_pull_fetches_only_what_changed(canvas_course):
     assert sorted(p.name for p in folder.glob("*_1003_*")) == ["king02carol_1003_7300_n-queens.ipynb"]
 
 
+@pytest.mark.slow
 def test_a_pull_stopped_by_canvas_goes_on_where_it_stopped(canvas_course):
     course = course_of(10, page_size=4)
     course.fail("GET", r"/files/7005/download", 500)

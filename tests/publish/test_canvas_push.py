@@ -14,6 +14,9 @@ from click.testing import CliRunner
 from autograder.cli.main import main
 from canvas_course import (ASSIGNMENT, COURSE, TOKEN, configure, course_of, grade_by_scores, made_up_score)
 
+# Each test pulls, grades and pushes a class in-process: a second or more of CPU.
+pytestmark = pytest.mark.slow
+
 API = f"/api/v1/courses/{COURSE}"
 SUBMISSIONS = f"{API}/assignments/{ASSIGNMENT}/submissions"
 
