@@ -49,6 +49,21 @@ def canvas(tmp):
     return path, len(CLASS)
 
 
+def canvas_of_course(course, path):
+    """The Download Submissions zip of a replayed Canvas course (tests/canvas_course.py), as content_zipper.rb
+    writes it: each student's latest attempt (the Test Student's too), `_LATE` where Canvas says late, a text
+    entry as `<name>_<user id>_text.html`, every entry stamped with the download's time."""
+    from autograder.intake.identity import canvas_name
+    with zipfile.ZipFile(path, "w") as bundle:
+        for user_id, handed in sorted(course.handed.items()):
+            stem = canvas_name(course.students[user_id].sortable) + ("_LATE" if handed.late else "")
+            for attachment_id, name, data in handed.files:
+                add(bundle, f"{stem}_{user_id}_{attachment_id}_{name}", data, (2026, 11, 9, 8, 0, 0))
+            if handed.kind == "online_text_entry":
+                add(bundle, f"{stem}_{user_id}_text.html", b"<p>my answer</p>", (2026, 11, 9, 8, 0, 0))
+    return path
+
+
 def moodle(tmp, flat=False):
     """Moodle's download, with "Download submissions in folders" (the default) or without (`flat`)."""
     path = tmp / f"CS101-N-Queens-42{'-flat' if flat else ''}.zip"

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
-from . import assemble, commits, files, identity, structure, zips
+from . import assemble, canvas_pull, commits, files, identity, structure, zips
 from .assemble import NOTE, Found
 from .cells import SubmissionError, parse
 from .downloads import GRADESCOPE_METADATA, Downloads, iso
@@ -170,6 +170,7 @@ def collect(paths, unpack_dir, options):
         for item in walk.found[found:] + intake.handins[added:]:
             item.position = position      # which download came later on the command line: orders them
     walk.finish()
+    canvas_pull.apply_pulled_times(paths, intake, Handin)     # a Canvas pull's folder: Canvas's own times
     if not intake.handins:
         seen = f" (ignored: {', '.join(intake.ignored[:3])}{' ...' if len(intake.ignored) > 3 else ''})" \
             if intake.ignored else ""
