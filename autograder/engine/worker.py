@@ -425,7 +425,7 @@ def _student_frames(error):
                   if os.path.abspath(f.filename) not in _FILES_NOT_STUDENTS]
         own = [i for i, f in enumerate(frames) if not _in_library(f.filename)]
         if own and isinstance(error, SystemExit):
-            frames = frames[:own[-1] + 1]   # exit() and quit() go through IPython's own code: the student's line says all
+            frames = frames[:own[-1] + 1]   # exit() and quit() pass through IPython: the student's line says all
         elif own and own[-1] < len(frames) - 1:
             # The student's last frames, the library's first (what they called) and its last (where it failed).
             last = own[-1]
@@ -441,7 +441,8 @@ _LIBRARY_FOLDERS = tuple(os.path.join(folder, "") for folder in
 
 def _in_library(filename):
     """Is this file Python's own or an installed package's (not a cell, nor a module handed in)?  Code made at
-    run time (`<string>`, `<frozen importlib._bootstrap>`) is the library's that made it; cells are `<ipython-input-`."""
+    run time (`<string>`, `<frozen importlib._bootstrap>`) is the library's that made it; a cell's is
+    `<ipython-input-...>`."""
     if filename.startswith("<"):
         return not filename.startswith(_CELL_FILES)
     return os.path.abspath(filename).startswith(_LIBRARY_FOLDERS)
