@@ -11,7 +11,7 @@ from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook import lock
 from ..gradebook.read import (FeedbackError, gradebook_path, load_absent, load_graded_apart, load_graded_files,
-                              load_pending, load_unplaced)
+                              load_pending, load_stale, load_unplaced)
 from ..gradebook.store import UNGRADABLE, set_aside
 from ..publish.course.write import unplaced_lines
 from ..publish.classroom import release_classroom, write_manifest
@@ -162,6 +162,7 @@ def _one_rubric(out_dir, assignment, force):
     """Refused (nothing released) while the class's scores come from different cases, expected values or limits,
     unless `force`: a `grade --student` after cases.toml changed scored one student by the new rubric and left
     the others' by the old, and their numbers do not compare."""
+    _rubric_still_the_assignment_s(out_dir, assignment, force)
     apart = load_graded_apart(out_dir, assignment.id)
     if not apart:
         return
@@ -177,6 +178,28 @@ def _one_rubric(out_dir, assignment, force):
                      "are now",
                      "or give --force to release them as they are (a regrade request graded with its own --timeout, "
                      "say)")
+    raise error
+
+
+def _rubric_still_the_assignment_s(out_dir, assignment, force):
+    """Refused (nothing released) while a counted hand-in was graded under cases, points, expected values or limits
+    that are no longer the assignment's (they changed since, `autograder build` ran), unless `force`: a plain
+    `grade` regrades them (and says why)."""
+    stale = load_stale(out_dir, assignment.id, assignment.rubric_key())
+    if not stale:
+        return
+    who = [f"{name} ({student})" if name != student else student for student, name in stale]
+    if force:
+        click.echo(f"warning: released with scores graded under the assignment's former cases, points, expected "
+                   f"values or limits (--force): {names(who)}", err=True)
+        return
+    error = FeedbackError(f"{len(stale)} score(s) of {assignment.id} were graded under cases, points, expected "
+                          f"values or limits that are no longer the assignment's (cases.toml, expected.json or "
+                          f"timing.json changed since), so nothing is released: {names(who)}")
+    error.details = (f"regrade them: run `autograder grade --assignment {assignment.id} --out {out_dir} PATHS`, "
+                     "PATHS every download of the class: it grades again each hand-in graded under the former "
+                     "rubric, and says why",
+                     "or give --force to release the former scores as they are")
     raise error
 
 

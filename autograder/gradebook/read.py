@@ -18,7 +18,7 @@ from ..core.sharing import check_access
 from . import schema
 from .code import read_code
 from .schema import check_file
-from .store import Gradebook, GradebookError, graded_apart, rubrics_of
+from .store import Gradebook, GradebookError, graded_apart, rubrics_of, stale_of
 
 
 class FeedbackError(AutograderError):
@@ -313,6 +313,12 @@ def load_graded_files(out_dir, assignment_id):
 def load_graded_apart(out_dir, assignment_id):
     """[(student, name)] graded with other cases, expected values or limits than most of the class (store.py)."""
     return _reading(out_dir, lambda db: graded_apart(rubrics_of(db, assignment_id)))
+
+
+@_one_line_errors
+def load_stale(out_dir, assignment_id, rubric):
+    """[(student, name)] graded under a rubric that is no longer the assignment's (`rubric`, store.stale_of)."""
+    return _reading(out_dir, lambda db: stale_of(db, assignment_id, rubric))
 
 
 @_one_line_errors

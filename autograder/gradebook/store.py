@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from ..core import database, lateness
+from ..core.assignment import rubric_of
 from . import code, schema
 from ..core.course import LateRules
 from ..roster.store import apply_adjustments
@@ -355,6 +356,51 @@ class Gradebook:
             return None
 
     @_one_line_errors
+    def upgrade_key(self, assignment, legacy, key):
+        """Hand-ins an older version graded under the key it stored, `legacy`, which is today's `key`: the same
+        rubric and options, so they keep their grading and get the key that says so (Assignment.grader_key)."""
+        with self.db:
+            self.db.execute("UPDATE submissions SET grader_key = ? WHERE assignment = ? AND grader_key = ?",
+                            (key, assignment, legacy))
+
+    @_one_line_errors
+    def regrade_reasons(self, assignment, handins, key):
+        """Why each of `handins` is graded again (this run's grader `key`), in words for people:
+        {reason: [hand-in]}; a hand-in never graded before is in none."""
+        found = {}
+        rubric = rubric_of(key)
+        for handin in handins:
+            rows = self.db.execute("SELECT grader_key, status FROM submissions WHERE assignment = ? AND student = ? "
+                                   "AND source = ? AND sha256 = ?", (assignment, handin.student, handin.source,
+                                                                     handin.sha256)).fetchall()
+            waiting = self.db.execute("SELECT 1 FROM pending WHERE assignment = ? AND student = ? AND source = ? "
+                                      "AND sha256 = ?", (assignment, handin.student, handin.source,
+                                                         handin.sha256)).fetchone()
+            if not rows:
+                continue
+            old_key, status = rows[0]
+            if waiting:
+                why = "set out to be graded again by a run that stopped before it got to them"
+            elif old_key != key and rubric_of(old_key) is None:
+                why = "graded by an earlier version of the grader, which did not record the rubric it graded under"
+            elif rubric_of(old_key) != rubric:
+                why = ("graded under cases, points, expected values or limits that are no longer the assignment's "
+                       "(cases.toml, expected.json or timing.json changed since)")
+            elif old_key != key:
+                why = "graded with other options (--timeout, --limit-floor, --limit-factor, --submission-timeout)"
+            elif status == "grader-error":
+                why = "the grader failed on them last time"
+            else:
+                why = "--regrade"
+            found.setdefault(why, []).append(handin)
+        return found
+
+    @_one_line_errors
+    def stale(self, assignment, rubric):
+        """[(student, name)] whose counted hand-in was graded under a rubric no longer the assignment's."""
+        return stale_of(self.db, assignment, rubric)
+
+    @_one_line_errors
     def graded_apart(self, assignment):
         """[(student, name)] whose counted hand-in was graded with other cases or limits than most (graded_apart)."""
         return graded_apart(rubrics_of(self.db, assignment))
@@ -539,6 +585,15 @@ def rubrics_of(db, assignment):
                                          "AND counted = 1 ORDER BY student", (assignment,)):
         found.setdefault(key or "", []).append((student, name or student))
     return found
+
+
+def stale_of(db, assignment, rubric):
+    """[(student, name)] of `assignment`'s counted hand-ins graded under a rubric that is no longer the
+    assignment's (`rubric`: Assignment.rubric_key()): cases, points, expected values or limits changed since.
+    A key an older version stored says nothing of its rubric: such a row is not called stale."""
+    return [(student, name or student) for key, student, name in db.execute(
+        "SELECT grader_key, student, name FROM submissions WHERE assignment = ? AND counted = 1 ORDER BY student",
+        (assignment,)) if rubric_of(key) not in (None, rubric)]
 
 
 def graded_apart(rubrics):

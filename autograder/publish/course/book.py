@@ -106,6 +106,7 @@ class CourseBook:
     points_per_assignment: float = 5.0
     unplaced: dict = field(default_factory=dict)   # assignment id -> [(key, name, source, why)]
     graded_apart: dict = field(default_factory=dict)   # assignment id -> [(key, name)] graded with other cases
+    stale: dict = field(default_factory=dict)   # assignment id -> [(key, name)] graded under a former rubric
 
     @property
     def max_total(self):
@@ -140,7 +141,7 @@ def read_course_book(course, records, gradebooks=None):
     test_keys = {s.key for s in students if s.test_student}
     rows = {s.key: CourseRow(s) for s in on_roster if not s.test_student}
     known = {s.key: s for s in students}
-    columns, history, unplaced, apart = [], [], {}, {}
+    columns, history, unplaced, apart, stale = [], [], {}, {}, {}
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)
         folder = where.get(assignment_id, course.grades_dir(assignment_id))
@@ -171,6 +172,9 @@ def read_course_book(course, records, gradebooks=None):
             if found:
                 unplaced[assignment_id] = found
             apart[assignment_id] = [(key, name) for key, name in gradebook.graded_apart(assignment_id)
+                                    if key not in test_keys]
+            stale[assignment_id] = [(key, name) for key, name in gradebook.stale(assignment_id,
+                                                                                assignment.rubric_key())
                                     if key not in test_keys]
         except sqlite3.DatabaseError as error:
             raise FeedbackError(f"{path}: {error}") from None
@@ -203,7 +207,8 @@ def read_course_book(course, records, gradebooks=None):
                                                    (r.student.sortable_name or r.student.name).casefold(),
                                                    r.student.key))
     return CourseBook(course.name, columns, ordered, [s for s in students if s.test_student], history,
-                      course.points_per_assignment, unplaced, {a: rows for a, rows in apart.items() if rows})
+                      course.points_per_assignment, unplaced, {a: rows for a, rows in apart.items() if rows},
+                      {a: rows for a, rows in stale.items() if rows})
 
 
 def _handins(gradebook, assignment_id, test_keys):

@@ -135,6 +135,15 @@ def _write(course, target, gradebooks, points_possible, force):
                                                            for a, rows in unresolved.items()),
                      [line for a in unresolved for line in unplaced_lines(a, book.unplaced.get(a, []))]
                      + ["or give --force to write those students' cells blank (never 0)"])
+    if book.stale and not force:
+        raise _error("scores graded under cases, points, expected values or limits that are no longer the "
+                     "assignment's (cases.toml, expected.json or timing.json changed since), so no grade file is "
+                     "written: " + "; ".join(f"{a}: {names([name for _, name in rows])}"
+                                             for a, rows in book.stale.items()),
+                     [f"regrade {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS`, "
+                      "PATHS every download of the class: it grades again each hand-in graded under the former "
+                      "rubric, and says why" for a in book.stale]
+                     + ["or give --force to write the former scores as they are"])
     if book.graded_apart and not force:
         raise _error("scores not all graded with the same cases, expected values and limits (a `grade --student` "
                      "after a change?), so no grade file is written: "
@@ -157,6 +166,8 @@ def _write(course, target, gradebooks, points_possible, force):
     if waiting:
         done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
                           for a, rows in waiting.items()]
+    done.problems += [f"{a}: written as graded under the assignment's former cases, points, expected values or "
+                      f"limits: {names([name for _, name in rows])}" for a, rows in book.stale.items()]
     done.problems += [f"{a}: written as graded, with other cases or limits than the rest: "
                       f"{names([name for _, name in rows])}" for a, rows in book.graded_apart.items()]
     if unresolved:
