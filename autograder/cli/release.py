@@ -10,6 +10,7 @@ from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook import lock
+from ..grade.refresh import bring_up_to_date
 from ..gradebook.read import (FeedbackError, gradebook_path, load_absent, load_graded_apart, load_graded_files,
                               load_pending, load_stale, load_unplaced)
 from ..gradebook.store import UNGRADABLE, set_aside
@@ -38,11 +39,14 @@ from .options import ASSIGNMENT, graded_assignment
 @click.option("--students", "students_bundle", is_flag=True,
               help="Release what students may see instead (assignments/, public_rubric.xlsx, README.md), "
                    "after a leak check.")
+@click.option("--all-formats", is_flag=True,
+              help="Write every LMS's grade file, not only the course's own (course.toml's lms).")
 @click.option("--force", is_flag=True,
               help="Release although some hand-ins are not graded yet (a run was stopped), or the roster cannot "
                    "place some: the students whose grade that leaves unknown get a blank grade, never 0.")
 @click.pass_obj
-def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, force):
+def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, all_formats,
+                    force):
     """Release feedback and grades (LMS files or Classroom branches), or the student bundle."""
     if students_bundle:
         bundle = release_students(load_course(course_root), target)
@@ -58,12 +62,16 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     click.echo(f"{assignment.id}: read {gradebook_path(out_dir)}" + (
         "" if course.is_grades_dir(assignment.id, out_dir)
         else f" (not the course's gradebook for {assignment.id}, {course.grades_dir(assignment.id)})"))
+    # Who is missing or excused, and the slip days spent, by the one rule as of now, whatever command ran last.
+    note = bring_up_to_date(course, assignment, out_dir)
+    if note:
+        click.echo(note, err=True)
     with lock.shared(out_dir):       # never while `grade` or `extend` changes it (gradebook/lock.py)
-        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force)
+        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force, all_formats)
     _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
 
 
-def _release(course, assignment, out_dir, target, kind, lms_column, force):
+def _release(course, assignment, out_dir, target, kind, lms_column, force, all_formats=False):
     """(the kind released, its result, the pages) of one assignment's release, to the LMS or to clones."""
     roster, column, seen = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id),
                                           lms_column)
@@ -79,7 +87,8 @@ def _release(course, assignment, out_dir, target, kind, lms_column, force):
     pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
     kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
-        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster, seen)
+        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster, seen,
+                             all_formats)
         for note in result.notes:
             click.echo(f"warning: {note}", err=True)
         _say_who_needs_a_look(result, pages, absent, tests)
@@ -112,6 +121,9 @@ def _say_who_needs_a_look(result, pages, absent, tests):
     if result.blank:
         click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
                    err=True)
+    if result.excused:
+        click.echo(f"excused, EX in canvas_grades.csv and in no other grade file (Blackboard's Exempt Grade, D2L's "
+                   f"Exempt and Moodle's Excluded are set in the LMS by hand): {names(result.excused)}")
 
 
 def _person(name, key):

@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pathlib import Path
 from .errors import AutograderError
 from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, checked
+from .slip_days import SlipDaysError, SlipPolicy, read_policy
 
 # The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
 EXAMPLE_REPOSITORY = "https://github.com/ContextLab/n-queens-course"
@@ -54,6 +55,11 @@ class Course:
     # a zip entry, `extend --until 2026-11-05`) on the other side of a change to or from summer time is an
     # hour off when read at it.
     timezone: str = ""
+    # A roster student added after an assignment's deadline and with no hand-in for it: "excused" (the default:
+    # it was due before they were in the course) or "missing" ([course] late_joiners).
+    late_joiners: str = "excused"
+    # [slip_days]: each student's pool of late days (core/slip_days.py); None when the course gives none.
+    slip_days: SlipPolicy | None = field(default=None, compare=False, hash=False)
 
     @property
     def zone(self):
@@ -209,7 +215,26 @@ def load_course(root=None):
                   limits=_limits(document.get("limits", {}), path),
                   assignments=_assignment_tables(document.get("assignment", {}), path),
                   grades=_folder(data.get("grades", "grades"), f"{path} [course]"),
-                  timezone=check_timezone(data.get("timezone", ""), f"{path}: [course] timezone"))
+                  timezone=check_timezone(data.get("timezone", ""), f"{path}: [course] timezone"),
+                  late_joiners=_late_joiners(data.get("late_joiners", "excused"), path),
+                  slip_days=_slip_days(document.get("slip_days"), path))
+
+
+LATE_JOINERS = ("excused", "missing")
+
+
+def _late_joiners(value, path):
+    if value not in LATE_JOINERS:
+        raise CourseError(f"{path}: [course] late_joiners = {value!r} is not one of {', '.join(LATE_JOINERS)} (what a "
+                          "student added to the roster after an assignment's deadline is for it)")
+    return value
+
+
+def _slip_days(table, path):
+    try:
+        return read_policy(table, path)
+    except SlipDaysError as error:
+        raise CourseError(str(error)) from None
 
 
 def check_timezone(value, where):

@@ -250,7 +250,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         _keep_code(gradebook, considered)
     except KeyboardInterrupt:
         os.umask(mask)
-        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
+        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
         gradebook.export_csv(assignment.id, csv_path)
         gradebook.close()
         raise GradingInterrupted(graded[0], len(todo), csv_path, options.regrade) from None
@@ -258,7 +258,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         os.umask(mask)
         if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
             signal.signal(signal.SIGINT, previous)
-    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
+    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
     gradebook.export_csv(assignment.id, csv_path)
     rows = gradebook.grades(assignment.id)
     absent = gradebook.absent(assignment.id)

@@ -15,6 +15,8 @@ from ...core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from .report import semester_report
 from ...feedback.write import write_if_changed
 from .book import read_course_book
+from ...core.assignment import load_assignment
+from ...grade.refresh import bring_up_to_date
 from ...gradebook import lock
 from ...gradebook.read import FeedbackError, gradebook_path
 from ...gradebook.store import UNGRADABLE
@@ -94,11 +96,24 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
     Refuses (FeedbackError, nothing written) when an assignment has hand-ins not graded yet, unless `force`,
     which writes them as blanks, never as 0; and when a Canvas column is not one of the export's."""
     target = Path(target)
+    # Who is missing or excused, and the slip days spent, by the one rule as of now, whatever command ran last
+    # (grade/refresh.py): a student added to the roster since is in every file at once.
+    notes = [note for assignment_id, folder in _graded(course, gradebooks)
+             if (note := bring_up_to_date(course, load_assignment(course, assignment_id), folder))]
     # Each gradebook read while no `grade` or `extend` changes it (gradebook/lock.py).
     with ExitStack() as held:
         for folder in _folders(course, gradebooks):
             held.enter_context(lock.shared(folder))
-        return _write(course, target, gradebooks, points_possible, force)
+        done = _write(course, target, gradebooks, points_possible, force)
+    done.notes = notes + done.notes
+    return done
+
+
+def _graded(course, gradebooks):
+    """[(assignment id, folder)] of every assignment with a gradebook, where the course (or `gradebooks`) says."""
+    where = {k: Path(v) for k, v in (gradebooks or {}).items()}
+    found = [(a, where.get(a, course.grades_dir(a))) for a in course.assignment_ids()]
+    return [(a, folder) for a, folder in found if gradebook_path(folder).is_file()]
 
 
 def _folders(course, gradebooks):
