@@ -78,7 +78,7 @@ def test_a_pull_of_thirty_students_brings_the_roster_each_hand_in_with_canvas_s_
     assert "N-Queens: 30 of 31 student(s) handed in (1 late by Canvas's clock); 29 file(s) fetched" in output
     who = {s.user_id: f"{s.name} (canvas:{s.user_id})" for s in course.students.values()}
     assert f"missing in Canvas: {who[1028]}\n" in output
-    assert f"excused in Canvas (`release --to canvas` sends them nothing): {who[1029]}\n" in output
+    assert f"excused in Canvas, so excused here (`autograder excuse --list` shows them): {who[1029]}\n" in output
     with CourseRecords.of(load_course(canvas_course), create=False) as records:
         students = records.students()
         assert len([s for s in students if not s.test_student]) == 30

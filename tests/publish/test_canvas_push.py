@@ -65,17 +65,20 @@ def reads(course, page_size=100):
         [("GET", SUBMISSIONS, {"per_page": "100", **({"page": str(p)} if p > 1 else {})}) for p in range(1, pages + 1)]
 
 
-def sends(user, score, attempt=1, file=True):
-    """The requests one student's grade and comment take: the page's upload (two), then one edit."""
+def sends(user, score, attempt=1, file=True, excuse=False):
+    """The requests one student's grade (or Canvas's excuse) and comment take: the page's upload (two), then one
+    edit."""
     upload = [("POST", f"{SUBMISSIONS}/{user}/comments/files",
                {"content_type": "text/html", "name": "n-queens-feedback.html", "size": Like(r"\d+")}),
               ("POST", "/files", {"token": "eyJhbGciOiJIUzUxMiJ9.upload", "multipart": "file"})] if file else []
-    comment = {"comment[text_comment]": Like(r"The n-queens puzzle: .*\[autograder n-queens #[0-9a-f]{12}\]")}
+    comment = {"comment[text_comment]": Like(r"The n-queens puzzle: " + ("excused .*" if excuse else ".*")
+                                             + r"\[autograder n-queens #[0-9a-f]{12}\]")}
     if file:
         comment["comment[file_ids][]"] = Like(r"99\d{4}")
     if attempt:
         comment["comment[attempt]"] = str(attempt)
-    return upload + [("PUT", f"{SUBMISSIONS}/{user}", {"submission[posted_grade]": score, **comment})]
+    grade = {"submission[excuse]": "true"} if excuse else {"submission[posted_grade]": score}
+    return upload + [("PUT", f"{SUBMISSIONS}/{user}", {**grade, **(comment if file or score else {})})]
 
 
 def expected_score(user):
@@ -84,11 +87,15 @@ def expected_score(user):
 
 def class_sends(course, users=None):
     """What the push of `course` sends, student by student in key order: each graded student's grade, comment and
-    page; the missing student's 0 and a comment; nothing to the excused one, nor to the Test Student."""
+    page; the missing student's 0 and a comment; to the student Canvas excuses, Canvas's excuse again with the
+    comment and page of their hand-in (graded all the same); nothing to the Test Student."""
     found = []
     for user in sorted(course.students, key=lambda u: f"canvas:{u}"):
         handed = course.handed.get(user)
-        if user == 1099 or (handed and handed.excused) or (users is not None and user not in users):
+        if user == 1099 or (users is not None and user not in users):
+            continue
+        if handed and handed.excused:
+            found += sends(user, None, attempt=handed.attempt, excuse=True) if handed.files else []
             continue
         if handed is None or handed.missing:
             found += sends(user, "0", attempt=None, file=False)
@@ -111,24 +118,26 @@ def test_a_push_sends_one_grade_and_one_comment_with_the_page_per_student_then_n
         code, output = release(pushed_course, "--dry-run")
         assert code == 0, output
         assert course.requests() == reads(course)                      # reads alone
-        assert "would send 29 grade(s) and comment(s) with the feedback page" in output
+        assert "would send 30 grade(s) and comment(s) with the feedback page" in output
         assert "what would be sent to Canvas" in output and course.comments == {} and course.grades == {}
 
         mocker.reset_mock()
         code, output = release(pushed_course)
         assert code == 0, output
         assert course.requests() == reads(course) + class_sends(course)
-        assert "sent 29 grade(s) and comment(s) with the feedback page to Canvas" in output
+        assert "sent 30 grade(s) and comment(s) with the feedback page to Canvas" in output
         assert "the Test Student is sent nothing" in output
-        assert re.search(r"not sent to .*\(canvas:1029\): excused in Canvas", output)
+        assert re.search(r"of which excused in Canvas \(Excused, no grade\): .*\(canvas:1029\)\n", output)
 
         mocker.reset_mock()
         code, output = release(pushed_course)                          # again: nothing changed
         assert code == 0, output
         assert course.requests() == reads(course)
-        assert "sent nothing to Canvas" in output and "29 unchanged since they were last sent" in output
-    assert set(comments_per_student(course).values()) == {1} and len(course.comments) == 29
-    assert 1099 not in course.grades and 1029 not in course.grades
+        assert "sent nothing to Canvas" in output and "30 unchanged since they were last sent" in output
+    assert set(comments_per_student(course).values()) == {1} and len(course.comments) == 30
+    assert 1099 not in course.grades and 1029 not in course.grades and course.handed[1029].excused
+    assert course.comments[1029][0][0].startswith("The n-queens puzzle: excused (excused in Canvas): no grade "
+                                                  "counts for it. Your hand-in was graded all the same: ")
     assert course.grades[1028] == 0.0                                 # missing: 0, as the grade files say
     assert course.grades[1002] == 4.0 and course.grades[1020] == 0.0  # a PDF: 0 points, its feedback says why
     [(text, file_id)] = course.comments[1002]
@@ -212,8 +221,8 @@ def test_stopped_after_10_of_30_a_re_run_sends_the_other_20_and_no_duplicate(pus
         code, output = release(pushed_course)
         assert code == 0, output
         assert course.requests() == reads(course) + class_sends(course, range(1011, 1031))
-    assert "sent 19 grade(s)" in output            # the other 20 but the excused student
-    assert len(course.comments) == 29 and set(comments_per_student(course).values()) == {1}
+    assert "sent 20 grade(s)" in output            # the other 20, the excused student's excuse and page among them
+    assert len(course.comments) == 30 and set(comments_per_student(course).values()) == {1}
 
 
 def test_grades_alone_go_in_one_bulk_update(pushed_course, monkeypatch):
