@@ -32,9 +32,9 @@ def canvas_group():
               help="The folder for the submissions (default: grades/canvas/<assignment>); `grade` reads it.")
 @click.pass_obj
 def pull_command(course_root, assignment_id, folder):
-    """Bring in the roster (enrollments, the Test Student flagged), the assignment's submissions (each with
-    Canvas's submitted_at and attempt) and its due-date overrides (as extensions).  A second pull fetches only
-    what changed."""
+    """Bring in the roster (enrollments, the Test Student flagged), the assignment's submissions (every file
+    handed in, each with Canvas's submitted_at and attempt), its due-date overrides (as extensions) and the
+    students Canvas excuses (as excuses).  A second pull fetches only what changed."""
     course = grading_course(course_root)
     assignment = load_assignment(course, assignment_id)
     folder = folder or course.grades_root / "canvas" / assignment.id

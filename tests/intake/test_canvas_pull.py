@@ -4,8 +4,10 @@ The course answers as Canvas does (tests/canvas_course.py, tests/canvas/*.json);
 sends is asserted whole: method, path and parameters.
 """
 
+import csv
+import getpass
+import io
 import json
-
 
 import pytest
 import requests_mock
@@ -357,3 +359,75 @@ def test_a_folder_an_earlier_version_pulled_gets_the_files_it_kept_only_the_name
         assert course.requests() == first_pull_requests(course) + [OVERRIDES]     # the record says whole
     assert "0 file(s) fetched, 7 already here" in output
     assert (folder / attachment["file"]).read_bytes() == notebook(0)
+
+
+def excuses(course_root):
+    """The course's excuses, withdrawn ones too: (student, reason, made_by, withdrawn_by, withdraw_reason)."""
+    with CourseRecords.of(load_course(course_root), create=False) as records:
+        return [(e.student, e.reason, e.made_by, e.withdrawn_by, e.withdraw_reason)
+                for e in records.excuses("n-queens", all_of_them=True)]
+
+
+@pytest.mark.slow
+def test_a_student_canvas_excuses_is_excused_here_in_every_file_until_canvas_no_longer_does(canvas_course,
+                                                                                          monkeypatch, tmp_path):
+    """Canvas's `excused` is an excuse here, as `autograder excuse` makes one: granted by canvas, with the reason
+    "excused in Canvas", in the history, in grades.csv and EX in Canvas's import file.  A later pull that finds
+    it gone withdraws it; an excuse a person made here is never replaced or withdrawn, and one a person
+    withdrew is not made again."""
+    from canvas_course import grade_by_scores, made_up_score
+    grade_by_scores(monkeypatch, made_up_score)
+    out = canvas_course / "grades" / "n-queens"
+    course = course_of(5)
+    course.handed[1002].excused = course.handed[1003].excused = True
+    with requests_mock.Mocker() as mocker:
+        course.serve(mocker)
+        code, output = run(canvas_course, "canvas", "pull", "--assignment", "n-queens")
+        assert code == 0, output
+        who = {s.user_id: f"{s.name} (canvas:{s.user_id})" for s in course.students.values()}
+        assert f"excused in Canvas, so excused here (`autograder excuse --list` shows them): {who[1002]}, " \
+            f"{who[1003]}\n" in output
+        assert excuses(canvas_course) == [("canvas:1002", "excused in Canvas", "canvas", None, None),
+                                          ("canvas:1003", "excused in Canvas", "canvas", None, None)]
+        code, output = run(canvas_course, "grade", "--assignment", "n-queens", "--out", str(out),
+                           str(canvas_course / "grades" / "canvas" / "n-queens"))
+        assert code == 0, output
+        rows = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+        assert rows["canvas:1002"]["excused"].startswith("excused: excused in Canvas (by canvas)")
+        assert not rows["canvas:1001"]["excused"]
+
+        # A person withdraws 1003's excuse here and excuses 1004; Canvas ends 1002's and excuses 1004 too.
+        [listed] = [e for e in json.loads(run(canvas_course, "excuse", "--list", "--json")[1])
+                    if e["student"] == "canvas:1003"]
+        assert run(canvas_course, "excuse", "--withdraw", str(listed["id"]), "--reason", "handed in after all")[0] == 0
+        assert run(canvas_course, "excuse", "--assignment", "n-queens", "--student", "canvas:1004", "--reason",
+                   "a dean's note")[0] == 0
+        course.handed[1002].excused, course.handed[1004].excused = False, True
+        code, output = run(canvas_course, "canvas", "pull", "--assignment", "n-queens")
+        assert code == 0, output
+    assert f"no longer excused in Canvas, so their excuse here is withdrawn: {who[1002]}\n" in output
+    assert f"note: {who[1003]}: excused in Canvas, but " in output and "withdrew their excuse here" in output
+    assert f"note: {who[1004]}: excused in Canvas, and here (a dean's note, by " in output
+    assert f"applied to {out / 'grades.csv'}" in output
+    me_ = getpass.getuser()
+    assert excuses(canvas_course) == [
+        ("canvas:1002", "excused in Canvas", "canvas", "canvas", "no longer excused in Canvas"),
+        ("canvas:1003", "excused in Canvas", "canvas", me_, "handed in after all"),
+        ("canvas:1004", "a dean's note", me_, None, None)]
+    # Applied at once, as `autograder excuse` applies its own: 1002 counts again, 1004 is excused.
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert not rows["canvas:1002"]["excused"] and not rows["canvas:1003"]["excused"]
+    assert rows["canvas:1004"]["excused"].startswith("excused: a dean's note")
+
+    # In every file: the history says who granted and withdrew each, Canvas's import file has EX.
+    code, output = run(canvas_course, "gradebook", "--to", str(tmp_path / "book"))
+    assert code == 0, output
+    history = list(csv.DictReader(io.StringIO((tmp_path / "book" / "history.csv").read_text())))
+    said = [(h["student"], h["event"], h["detail"]) for h in history if h["event"] in ("excused", "withdrawn")]
+    assert ("canvas:1002", "excused", "#1 excused in Canvas (by canvas)") in said
+    assert ("canvas:1002", "withdrawn", "excuse #1: no longer excused in Canvas (by canvas)") in said
+    assert ("canvas:1003", "withdrawn", f"excuse #2: handed in after all (by {me_})") in said
+    imported = {r["ID"]: r for r in csv.DictReader(io.StringIO(
+        (tmp_path / "book" / "lms" / "canvas_import.csv").read_text())) if r["ID"]}
+    column = next(c for c in imported["1004"] if c.startswith("N-Queens"))
+    assert imported["1004"][column] == "EX" and imported["1002"][column] not in ("EX", "")
