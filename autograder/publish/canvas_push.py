@@ -34,16 +34,16 @@ refused, nothing sent, with one line saying what to do, when:
 The Test Student is never sent anything; nor is one whose grade is unknown (not graded yet, not yet due,
 unresolved: never 0).  A student Canvas excuses who is not excused here is sent nothing (`canvas pull`
 brings Canvas's excuse in), unless the excuse here was withdrawn by a person, or was the one this push sent:
-then the grade goes, and ends it.  Under manual posting the
-grades stay hidden from students until they are posted: `--post` posts them (Canvas's GraphQL
-`postAssignmentGrades`, the only API that does), else the output says how.
+then the grade goes, and ends it.  Under manual posting the grades stay hidden from students until they are
+posted: `--post` posts them (Canvas's GraphQL `postAssignmentGrades`, the only API that does), else the
+output says how.
 
 Idempotent: the gradebook records every send (gradebook/lms_sent.py) — the student, their Canvas submission
-and attempt, the score or the excuse, a hash of the comment, the time and Canvas's answer.  A re-run sends only grades and
-comments that changed since the last send that arrived.  A comment whose send got no answer (Canvas failed,
-the connection dropped) is looked for first: each comment ends with a tag holding its hash, so a comment
-that did arrive is found and not sent twice.  After a server error the push stops, saying who got what; the
-same command sends the rest.
+and attempt, the score or the excuse, a hash of the comment, the time and Canvas's answer.  A re-run sends
+only grades, excuses and comments that changed since the last send that arrived.  A comment whose send got
+no answer (Canvas failed, the connection dropped) is looked for first: each comment ends with a tag holding
+its hash, so a comment that did arrive is found and not sent twice.  After a server error the push stops,
+saying who got what; the same command sends the rest.
 """
 
 import hashlib
@@ -367,7 +367,7 @@ def _graded_comment(assignment, line):
         parts.append(f"{passed} of {len(cases)} public checks passed.")
     if s.late:
         parts.append(f"Late: {s.late_note}." if s.late_note else "Late.")
-    if s.slip_days:          # the course's own rule made it on time (or less late): said, so Canvas's mark is read so
+    if s.slip_days:          # on time (or less late) by the course's rule: said beside Canvas's own late mark
         parts.append(f"Slip days: {s.slip_note}.")
     if s.adjust_note:
         parts.append(f"Adjusted: {s.adjust_note}.")
@@ -423,8 +423,8 @@ def _check_lateness(lines, state, assignment):
             f"the Canvas course's late policy deducts {deduction} from late submissions, and Canvas counts late "
             f"{len(forgiven)} hand-in(s) of {assignment.id} that the course does not (slip days, or an extension "
             f"granted here): Canvas would deduct again from {', '.join(forgiven[:4])}"
-            + (" ..." if len(forgiven) > 4 else "") + ". Turn Canvas's off (Grades → ⚙ Settings → Late Policies), "
-            "then release again")
+            + (" ..." if len(forgiven) > 4 else "")
+            + ". Turn Canvas's off (Grades → ⚙ Settings → Late Policies), then release again")
 
 
 def _check_attempts(lines, assignment, options):
