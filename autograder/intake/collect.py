@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from . import assemble, commits, files, identity, zips
+from .budget import UnpackBudget
 from .assemble import NOTE, Found
 from .cells import SubmissionError, parse
 from .downloads import GRADESCOPE_METADATA, Downloads, iso
@@ -182,6 +183,7 @@ class _Walk(Downloads):
         self.seen = {}                 # LMS key -> (Identity, source, what): every student an LMS name names
         self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
         self.zips = 0
+        self.budget = UnpackBudget()    # what unpacking may cost, per upload and for the class (budget.py)
         self.guessed_slices = []       # Classroom clones keyed by their whole name: whose, the roster tells
         self.repositories = {}         # a clone's group -> (its folder name, its path)
 
@@ -397,14 +399,14 @@ class _Walk(Downloads):
 
     # --- zips -----------------------------------------------------------------------------------------
 
-    def unpack(self, archive, label, who):
+    def unpack(self, archive, label, who, allowance):
         """Unpack `archive` into a folder of its own; (folder, Unpacked), or None after adding a row saying why."""
         self.zips += 1
         target = self.unpack_dir / f"{self.zips:03d}-{zips.safe_name(Path(label.rsplit(':', 1)[-1]).stem)}"
         shutil.rmtree(target, ignore_errors=True)      # an earlier run's copy: unpacked afresh
         target.mkdir(parents=True)
         try:
-            unpacked = zips.unpack(archive, target, self.unpack_dir)
+            unpacked = zips.unpack(archive, target, self.unpack_dir, allowance)
         except zips.UnusableZip as error:
             self.add(Handin(who.key, label, None, None, error.status,
                             f"{PurePosixPath(label).name} is not a usable zip file: {error}", name=who.name,
@@ -415,15 +417,32 @@ class _Walk(Downloads):
                                      "held characters a file name cannot)")
         return target, unpacked
 
+    def over_limits(self, who, label, unpacked, submitted_at=None, time_source=""):
+        """One row for what a student's zip held past its upload's (or the class's) limits: named, not unpacked."""
+        count = len(unpacked.over) + unpacked.unread
+        if not count:
+            return
+        first = unpacked.over[0] if unpacked.over else None
+        rule = first.message.split(": ", 1)[-1] if first else "the limit of zip entries read was reached"
+        names = ", ".join(repr(r.name) for r in unpacked.over[:3]) + (" ..." if count > 3 else "")
+        self.add(Handin(who.key, label, None, submitted_at, "too-large",
+                        f"{count:,} of the entries in {PurePosixPath(label).name} were not unpacked"
+                        f"{f' ({names})' if names else ''}: {rule}; the rest of it was read as usual",
+                        name=who.name, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
+                        time_source=time_source))
+
     def zip(self, archive, label, owner):
         """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
         zip_owner = owner or self.zip_owner(PurePosixPath(label).name)
-        done = self.unpack(archive, label, zip_owner)
+        allowance = self.budget.upload(owner.key) if owner is not None else self.budget.download()
+        done = self.unpack(archive, label, zip_owner, allowance)
         if done is None:
             return
         target, unpacked = done
-        for entry in unpacked.refused:
+        for entry in unpacked.refused + (unpacked.over if owner is None else []):
             self.add(_refused(owner or _entry_owner(entry.name), f"{label}:{entry.name}", entry))
+        if owner is not None:
+            self.over_limits(owner, label, unpacked)
         if owner is None and self.download(target, label, PurePosixPath(label).name):   # only an LMS's names others
             return
         self.zip_contents(target, label, owner, zip_owner)
@@ -434,12 +453,13 @@ class _Walk(Downloads):
         if nested >= MAX_NESTED_ZIPS:
             self.intake.ignored.append(f"{label} (a zip nested more than {MAX_NESTED_ZIPS} deep: not opened)")
             return
-        done = self.unpack(archive, label, who)
+        done = self.unpack(archive, label, who, self.budget.upload(who.key))
         if done is None:
             return
         target, unpacked = done
         for entry in unpacked.refused:
             self.add(_refused(who, f"{label}:{entry.name}", entry, submitted_at, time_source))
+        self.over_limits(who, label, unpacked, submitted_at, time_source)
         inside = f"{NOTE}its notebook came in a zip, {PurePosixPath(label.rsplit(':', 1)[-1]).name}"
         for path in _files_in(target):
             relative = display(path.relative_to(target).as_posix())
