@@ -79,9 +79,9 @@ class Allowance:
 class UnpackBudget:
     """The ledgers of one `grade` run: the class's, and one per upload."""
 
-    def __init__(self, upload=UPLOAD, whole=CLASS):
-        self.upload_limits = upload
-        self.whole = Ledger("one class run", whole)
+    def __init__(self, upload=None, whole=None):
+        self.upload_limits = upload or UPLOAD
+        self.whole = Ledger("one class run", whole or CLASS)
         self.uploads = {}
 
     def download(self):

@@ -184,6 +184,7 @@ class _Walk(Downloads):
         self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
         self.zips = 0
         self.budget = UnpackBudget()    # what unpacking may cost, per upload and for the class (budget.py)
+        self.limits_reached = {}        # student key -> what of their upload was past its limits (one row each)
         self.guessed_slices = []       # Classroom clones keyed by their whole name: whose, the roster tells
         self.repositories = {}         # a clone's group -> (its folder name, its path)
 
@@ -417,19 +418,35 @@ class _Walk(Downloads):
                                      "held characters a file name cannot)")
         return target, unpacked
 
-    def over_limits(self, who, label, unpacked, submitted_at=None, time_source=""):
-        """One row for what a student's zip held past its upload's (or the class's) limits: named, not unpacked."""
-        count = len(unpacked.over) + unpacked.unread
-        if not count:
+    def over_limits(self, who, label, unpacked=None, submitted_at=None, time_source="", rule=""):
+        """What a student's zips held past their upload's (or the class's) limits: named, not unpacked, and said
+        in one row per student however many of their zips it was (written by finish())."""
+        over = unpacked.over if unpacked else []
+        count = len(over) + (unpacked.unread if unpacked else 0)
+        if unpacked is not None and not count:
             return
-        first = unpacked.over[0] if unpacked.over else None
-        rule = first.message.split(": ", 1)[-1] if first else "the limit of zip entries read was reached"
-        names = ", ".join(repr(r.name) for r in unpacked.over[:3]) + (" ..." if count > 3 else "")
-        self.add(Handin(who.key, label, None, submitted_at, "too-large",
-                        f"{count:,} of the entries in {PurePosixPath(label).name} were not unpacked"
-                        f"{f' ({names})' if names else ''}: {rule}; the rest of it was read as usual",
-                        name=who.name, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
-                        time_source=time_source))
+        tally = self.limits_reached.setdefault(who.key, {"who": who, "source": label, "when": submitted_at,
+                                                          "how": time_source, "entries": 0, "zips": [],
+                                                          "names": [], "rule": ""})
+        tally["entries"] += count
+        if unpacked is None:
+            tally["zips"].append(PurePosixPath(label.rsplit(":", 1)[-1]).name)
+        tally["names"] += [r.name for r in over[:3 - len(tally["names"])]]
+        tally["rule"] = tally["rule"] or rule or (over[0].message.split(": ", 1)[-1] if over else "")
+
+    def limits_rows(self):
+        for key, tally in self.limits_reached.items():
+            who = tally["who"]
+            parts = [f"{tally['entries']:,} zip entries" if tally["entries"] else "",
+                     f"{len(tally['zips']):,} zip(s) inside it ({', '.join(tally['zips'][:3])}"
+                     f"{' ...' if len(tally['zips']) > 3 else ''})" if tally["zips"] else ""]
+            names = ", ".join(repr(n) for n in tally["names"]) + (" ..." if tally["entries"] > 3 else "")
+            rule = tally["rule"] or self.budget.upload(key).rule("entries")
+            self.add(Handin(key, tally["source"], None, tally["when"], "too-large",
+                            f"{' and '.join(p for p in parts if p)} of this upload were not unpacked"
+                            f"{f' ({names})' if tally['names'] else ''}: {rule}; the rest was read as usual",
+                            name=who.name, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
+                            time_source=tally["how"]))
 
     def zip(self, archive, label, owner):
         """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
@@ -453,7 +470,12 @@ class _Walk(Downloads):
         if nested >= MAX_NESTED_ZIPS:
             self.intake.ignored.append(f"{label} (a zip nested more than {MAX_NESTED_ZIPS} deep: not opened)")
             return
-        done = self.unpack(archive, label, who, self.budget.upload(who.key))
+        allowance = self.budget.upload(who.key)
+        spent = [kind for kind in ("entries", "files", "bytes") if allowance.left(kind) <= 0]
+        if spent:                     # its limits are reached: not even opened
+            self.over_limits(who, label, None, submitted_at, time_source, allowance.rule(spent[0]))
+            return
+        done = self.unpack(archive, label, who, allowance)
         if done is None:
             return
         target, unpacked = done
@@ -585,6 +607,7 @@ class _Walk(Downloads):
                 entry[2].append(what)
 
     def finish(self):
+        self.limits_rows()
         warnings = []
         for submission in assemble.submissions(self.found, self.options.notebook_name, warnings):
             self.hand_ins(submission)
