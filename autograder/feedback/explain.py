@@ -278,8 +278,7 @@ def hidden_words():
     return frozenset(words)
 
 
-# A file name within its line (`[^"\n]`): run across lines from every `  File "`, it was quadratic in the traceback.
-_LAST_FRAME = re.compile(r'^  File "(?P<file>[^"\n]*)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.*))?',
+_LAST_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.*))?',
                          re.M)
 
 

@@ -90,7 +90,7 @@ class Downloads:
         listed = set()
         for key in sorted(metadata, key=str):
             entry = metadata[key] if isinstance(metadata[key], dict) else {}
-            shown = display(str(key))
+            shown = display(str(key)) or "''"
             submitters = entry.get(":submitters") if isinstance(entry.get(":submitters"), list) else []
             people = [_gradescope_identity(s) for s in submitters if isinstance(s, dict)]
             people = [p for p in people if p] or [identity.Identity(f"gradescope:{shown}", shown, "gradescope")]

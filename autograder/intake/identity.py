@@ -96,7 +96,9 @@ class Identity:
 
 def plain_stem(name):
     """A file's stem without a duplicate download's " (1)"."""
-    return _DUPLICATE.match(PurePosixPath(name).stem).group("stem")
+    stem = PurePosixPath(name).stem
+    match = _DUPLICATE.match(stem)
+    return match.group("stem") if match else stem       # ("": a zip entry with no name)
 
 
 def bare(text):

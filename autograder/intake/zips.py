@@ -18,7 +18,6 @@ import stat
 import struct
 import unicodedata
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -61,6 +60,15 @@ def unpack(archive, target, scratch, allowance=None):
     `allowance` (budget.py) is what this archive may still cost; what is past it is not unpacked, and is in
     `over` (an LMS download's entries one by one, each its student's row) or counted in `unread`."""
     allowance = allowance or UnpackBudget().download()
+    try:
+        return _unpack(archive, target, scratch, allowance)
+    except UnusableZip:
+        raise
+    except Exception as error:  # noqa: BLE001 - whatever else a zip's bytes make fail is that zip's row
+        raise UnusableZip(f"it could not be read ({type(error).__name__}: {str(error)[:200]})") from None
+
+
+def _unpack(archive, target, scratch, allowance):
     bundle = _open(archive, scratch)
     files, refused, renamed, over, unread = {}, [], {}, [], 0
     with bundle:
@@ -73,6 +81,10 @@ def unpack(archive, target, scratch, allowance=None):
                 unread = len(entries) - index
                 break
             allowance.spend("entries", 1)
+            if not entry.filename:         # (zipfile's own is_dir fails on it: IndexError)
+                refused.append(Refused("(no name)", "unsafe-path", "a zip entry with no name; it was not "
+                                                                   "unpacked"))
+                continue
             if entry.is_dir():
                 continue
             name = _entry_name(entry)
@@ -96,9 +108,9 @@ def unpack(archive, target, scratch, allowance=None):
                 made.update(folders)
                 allowance.spend("files", len(folders) + 1)
                 written = _copy_capped(bundle, entry, destination, min(MAX_ENTRY_BYTES, allowance.left("bytes")))
-            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError, ValueError,
-                    zlib.error, struct.error) as error:
-                refused.append(Refused(shown, "invalid-zip", f"this entry could not be unpacked: {error}"))
+            except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, OSError ...: this entry's row
+                refused.append(Refused(shown, "invalid-zip", f"this entry could not be unpacked: "
+                                                             f"{str(error)[:200] or type(error).__name__}"))
                 destination.unlink(missing_ok=True)
                 continue
             allowance.spend("bytes", written)
@@ -139,16 +151,15 @@ def _open(archive, scratch):
         return zipfile.ZipFile(archive)
     except UnicodeDecodeError:
         pass                    # an entry flagged UTF-8 whose name is not: repair a copy (below)
-    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, ValueError, struct.error) as error:
-        raise UnusableZip(f"it is not a usable zip file ({error})") from None
+    except Exception as error:  # noqa: BLE001 - BadZipFile, struct.error, IndexError ...: the zip's own row
+        raise UnusableZip(f"it is not a usable zip file ({str(error)[:200] or type(error).__name__})") from None
     copy = scratch / f"repaired-{hashlib.sha256(str(archive).encode()).hexdigest()[:12]}.zip"
     try:
         shutil.copyfile(archive, copy)
         _repair_names(copy)
         return zipfile.ZipFile(copy)
-    except (zipfile.BadZipFile, UnicodeDecodeError, NotImplementedError, OSError, EOFError, ValueError,
-            struct.error) as error:
-        raise UnusableZip(f"it is not a usable zip file ({error})") from None
+    except Exception as error:  # noqa: BLE001 - as above
+        raise UnusableZip(f"it is not a usable zip file ({str(error)[:200] or type(error).__name__})") from None
 
 
 def _repair_names(path):
