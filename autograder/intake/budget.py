@@ -92,3 +92,36 @@ class UnpackBudget:
         """A zip of the student `key`: theirs and the class's."""
         ledger = self.uploads.setdefault(key, Ledger("one upload", self.upload_limits))
         return Allowance([ledger, self.whole], whole_or_nothing=False)
+
+
+class Shortfalls:
+    """What each student's uploads held past their limits, gathered over all of their zips: one row each."""
+
+    def __init__(self):
+        self.by_student = {}
+
+    def add(self, key, context, unpacked=None, zip_name="", rule=""):
+        """`unpacked` (zips.Unpacked) of one of `key`'s zips, or, with `zip_name`, a zip not even opened since the
+        limits were reached; `context` is what their row needs (its first zip's: who, source, time)."""
+        over = unpacked.over if unpacked is not None else []
+        count = len(over) + (unpacked.unread if unpacked is not None else 0)
+        if unpacked is not None and not count:
+            return
+        tally = self.by_student.setdefault(key, {"context": context, "entries": 0, "zips": [], "names": [],
+                                                 "rule": ""})
+        tally["entries"] += count
+        if zip_name:
+            tally["zips"].append(zip_name)
+        tally["names"] += [r.name for r in over[:3 - len(tally["names"])]]
+        tally["rule"] = tally["rule"] or rule or (over[0].message.split(": ", 1)[-1] if over else "")
+
+    def rows(self):
+        """(key, context, message) for each student whose upload passed a limit."""
+        for key, tally in self.by_student.items():
+            zipped = ", ".join(tally["zips"][:3]) + (" ..." if len(tally["zips"]) > 3 else "")
+            parts = [f"{tally['entries']:,} zip entries" if tally["entries"] else "",
+                     f"{len(tally['zips']):,} zip(s) inside it ({zipped})" if tally["zips"] else ""]
+            names = ", ".join(repr(n) for n in tally["names"]) + (" ..." if tally["entries"] > 3 else "")
+            yield key, tally["context"], (f"{' and '.join(p for p in parts if p)} of this upload were not unpacked"
+                                          f"{f' ({names})' if tally['names'] else ''}: {tally['rule']}; the rest "
+                                          "was read as usual")

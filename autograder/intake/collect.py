@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from . import assemble, commits, files, identity, zips
-from .budget import UnpackBudget
+from .budget import Shortfalls, UnpackBudget
 from .assemble import NOTE, Found
 from .cells import SubmissionError, parse
 from .downloads import GRADESCOPE_METADATA, Downloads, iso
@@ -184,7 +184,7 @@ class _Walk(Downloads):
         self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
         self.zips = 0
         self.budget = UnpackBudget()    # what unpacking may cost, per upload and for the class (budget.py)
-        self.limits_reached = {}        # student key -> what of their upload was past its limits (one row each)
+        self.shortfalls = Shortfalls()  # what of each student's upload was past its limits (one row each)
         self.guessed_slices = []       # Classroom clones keyed by their whole name: whose, the roster tells
         self.repositories = {}         # a clone's group -> (its folder name, its path)
 
@@ -419,34 +419,15 @@ class _Walk(Downloads):
         return target, unpacked
 
     def over_limits(self, who, label, unpacked=None, submitted_at=None, time_source="", rule=""):
-        """What a student's zips held past their upload's (or the class's) limits: named, not unpacked, and said
-        in one row per student however many of their zips it was (written by finish())."""
-        over = unpacked.over if unpacked else []
-        count = len(over) + (unpacked.unread if unpacked else 0)
-        if unpacked is not None and not count:
-            return
-        tally = self.limits_reached.setdefault(who.key, {"who": who, "source": label, "when": submitted_at,
-                                                          "how": time_source, "entries": 0, "zips": [],
-                                                          "names": [], "rule": ""})
-        tally["entries"] += count
-        if unpacked is None:
-            tally["zips"].append(PurePosixPath(label.rsplit(":", 1)[-1]).name)
-        tally["names"] += [r.name for r in over[:3 - len(tally["names"])]]
-        tally["rule"] = tally["rule"] or rule or (over[0].message.split(": ", 1)[-1] if over else "")
+        """What a student's zip held past their upload's (or the class's) limits: one row per student, however
+        many of their zips it was (budget.Shortfalls; written by finish())."""
+        name = PurePosixPath(label.rsplit(":", 1)[-1]).name if unpacked is None else ""
+        self.shortfalls.add(who.key, (who, label, submitted_at, time_source), unpacked, name, rule)
 
-    def limits_rows(self):
-        for key, tally in self.limits_reached.items():
-            who = tally["who"]
-            parts = [f"{tally['entries']:,} zip entries" if tally["entries"] else "",
-                     f"{len(tally['zips']):,} zip(s) inside it ({', '.join(tally['zips'][:3])}"
-                     f"{' ...' if len(tally['zips']) > 3 else ''})" if tally["zips"] else ""]
-            names = ", ".join(repr(n) for n in tally["names"]) + (" ..." if tally["entries"] > 3 else "")
-            rule = tally["rule"] or self.budget.upload(key).rule("entries")
-            self.add(Handin(key, tally["source"], None, tally["when"], "too-large",
-                            f"{' and '.join(p for p in parts if p)} of this upload were not unpacked"
-                            f"{f' ({names})' if tally['names'] else ''}: {rule}; the rest was read as usual",
-                            name=who.name, lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix,
-                            time_source=tally["how"]))
+    def shortfall_rows(self):
+        for key, (who, label, submitted_at, time_source), message in self.shortfalls.rows():
+            self.add(Handin(key, label, None, submitted_at, "too-large", message, name=who.name, lms=who.lms,
+                            lms_id=who.lms_id, lms_prefix=who.lms_prefix, time_source=time_source))
 
     def zip(self, archive, label, owner):
         """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
@@ -607,7 +588,7 @@ class _Walk(Downloads):
                 entry[2].append(what)
 
     def finish(self):
-        self.limits_rows()
+        self.shortfall_rows()
         warnings = []
         for submission in assemble.submissions(self.found, self.options.notebook_name, warnings):
             self.hand_ins(submission)

@@ -79,6 +79,7 @@ def test_a_1_mb_upload_of_nested_zips_unpacks_at_most_the_upload_s_bytes(tmp_pat
     assert [h.status for h in rows_of(intake, "canvas:1002")] == [None]      # the classmate is read as usual
 
 
+@pytest.mark.slow
 def test_a_1_mb_upload_of_nested_zips_makes_at_most_the_upload_s_files_and_folders(tmp_path):
     # 30 inner zips of 1,000 empty files each: 30,036 files were unpacked from one upload before.
     inner = zipped([(f"f{n}", b"") for n in range(1000)])
@@ -104,6 +105,7 @@ def test_folders_made_count_as_files_so_deep_paths_cannot_multiply_them(tmp_path
     assert "one upload may unpack at most 100 files and folders" in limit.message
 
 
+@pytest.mark.slow
 def test_all_of_one_student_s_zips_share_one_upload_s_limits(tmp_path, monkeypatch):
     monkeypatch.setattr(budget, "UPLOAD", budget.Limits(bytes=3 * MB, entries=2_000, files=1_000))
     part = zipped([("part.bin", os.urandom(MB))], zipfile.ZIP_STORED)      # 1 MB each, three zips of two
@@ -176,6 +178,7 @@ def blackboard_attempts(path, notebooks):
     return path
 
 
+@pytest.mark.slow
 def test_older_resubmissions_are_recorded_not_run_unless_asked(tmp_path):
     download = blackboard_attempts(tmp_path / "gradebook_CS101_N-Queens_2026-03-09-10-00-00.zip",
                                    [ALICE, ALICE, BOB, ALICE])
@@ -193,6 +196,7 @@ def test_older_resubmissions_are_recorded_not_run_unless_asked(tmp_path):
     assert scores == [0, 5, 5, 5] and rows["blackboard:asmith"]["score"] == "5"
 
 
+@pytest.mark.slow
 def test_a_superseded_hand_in_runs_when_asked_later(tmp_path):
     download = blackboard_attempts(tmp_path / "gradebook_CS101_N-Queens_2026-03-09-10-00-00.zip", [BOB, ALICE])
     grade(tmp_path / "out", download)
@@ -205,6 +209,7 @@ def test_a_superseded_hand_in_runs_when_asked_later(tmp_path):
 # --- what stays in --out ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_what_was_unpacked_is_removed_after_grading_and_every_later_command_works(tmp_path):
     inner = zipped([("work/n-queens.ipynb", ALICE.read_bytes())])
     download = canvas_download(tmp_path / "submissions.zip", {"smithalice_1001_5001_work.zip": inner,
@@ -232,6 +237,7 @@ def test_what_was_unpacked_is_removed_after_grading_and_every_later_command_work
 # --- what a hand-in's bytes cannot do --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_4301_digit_integer_or_a_1500_deep_decorator_is_its_hand_in_s_row_and_the_class_is_graded(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
@@ -269,6 +275,7 @@ def test_gradescope_metadata_with_a_key_twice_or_values_python_cannot_take_is_on
     assert words in " ".join(result.output.split()) and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_gradescope_values_of_the_wrong_type_give_rows_not_a_crash(tmp_path):
     export = gradescope_export(tmp_path / "export", "submission_1:\n  :submitters: 5\n  :created_at: [1]\n")
     rows, _ = grade(tmp_path / "out", export)
