@@ -113,7 +113,7 @@ class Shortfalls:
         if zip_name:
             tally["zips"].append(zip_name)
         tally["names"] += [r.name for r in over[:3 - len(tally["names"])]]
-        tally["rule"] = tally["rule"] or rule or (over[0].message.split(": ", 1)[-1] if over else "")
+        tally["rule"] = tally["rule"] or rule or (over[0].message.rsplit(": ", 1)[-1] if over else "")
 
     def rows(self):
         """(key, context, message) for each student whose upload passed a limit."""

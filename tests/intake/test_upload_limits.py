@@ -293,3 +293,28 @@ def test_a_zip_whose_entry_fails_to_inflate_is_that_entry_s_row(tmp_path):
     intake = collect([download], tmp_path / "handins", OPTIONS)
     assert [h.status for h in rows_of(intake, "canvas:1002")] == [None]
     assert "invalid-zip" in {h.status for h in rows_of(intake, "canvas:1001")}
+
+
+@pytest.mark.parametrize("zone, when", [(99 * 3600 + 99 * 60, 1_700_000_000), (0, 10 ** 15)])
+def test_a_clone_whose_commit_says_an_impossible_time_is_graded_with_its_time_unknown(tmp_path, zone, when):
+    # A commit made by hand may say `+9999` or a time in the year 31,690,708: Python refused either with
+    # ValueError, which ended the class run (a Classroom clone is the student's own repository).
+    from dulwich.objects import Blob, Commit, Tree
+    from dulwich.repo import Repo
+    clone = tmp_path / "class" / "n-queens-alice"
+    clone.mkdir(parents=True)
+    (clone / "n-queens.ipynb").write_bytes(ALICE.read_bytes())
+    repo = Repo.init(str(clone))
+    blob = Blob.from_string(ALICE.read_bytes())
+    tree = Tree()
+    tree.add(b"n-queens.ipynb", 0o100644, blob.id)
+    commit = Commit()
+    commit.tree, commit.author, commit.committer, commit.message = tree.id, b"a <a@b>", b"a <a@b>", b"done"
+    commit.commit_time = commit.author_time = when
+    commit.commit_timezone = commit.author_timezone = zone
+    for item in (blob, tree, commit):
+        repo.object_store.add_object(item)
+    repo.refs[b"refs/heads/main"] = commit.id
+    repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/main")
+    (handin,) = collect([tmp_path / "class"], tmp_path / "handins", OPTIONS).handins
+    assert (handin.student, handin.status, handin.submitted_at) == ("alice", None, None)
