@@ -31,7 +31,8 @@ from ..intake.times import apply_times, read_times, times_notes
 from ..intake.cells import SubmissionError, read_cells
 from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
-from .resubmissions import set_aside_older
+from .regrades import say_why_regraded
+from .resubmissions import SUPERSEDED, set_aside_older
 from .unpacked import UNPACKED, remove_unpacked
 
 
@@ -215,6 +216,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         gradebook.set_placement(assignment.id, handin)
     _same_class(gradebook, assignment.id, intake, out, options.merge, events)
     key = assignment.grader_key(settings)
+    gradebook.upgrade_key(assignment.id, assignment.legacy_grader_key(settings), key)
     considered = intake.handins
     if options.student is not None:
         considered = _only(options.student, records, intake.handins)
@@ -223,6 +225,8 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
     if superseded:
         events.note(f"{superseded} older submission(s) not run: a later one of the same student counts, and an "
                     "older one never does (each row names it); --all-submissions runs every one")
+    say_why_regraded(gradebook, assignment.id, [h for h in todo if h.status != SUPERSEDED], key, options.regrade,
+                     events)
     # A times file speaks of hand-ins already graded too: their lateness follows it, without a regrade.
     retimed = sum(gradebook.set_time(assignment.id, h) for h in considered if h not in todo) if options.times else 0
     csv_path = out / "grades.csv"
@@ -260,7 +264,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         _keep_code(gradebook, considered)
     except KeyboardInterrupt:
         os.umask(mask)
-        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
+        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
         gradebook.export_csv(assignment.id, csv_path)
         gradebook.close()
         raise GradingInterrupted(graded[0], len(todo), csv_path, options.regrade) from None
@@ -268,7 +272,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         os.umask(mask)
         if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
             signal.signal(signal.SIGINT, previous)
-    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
+    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
     gradebook.export_csv(assignment.id, csv_path)
     rows = gradebook.grades(assignment.id)
     absent = gradebook.absent(assignment.id)
