@@ -48,6 +48,8 @@ SUBMISSION_STATUS = {
                        "was run.",
                        "Open the assignment's notebook from its Colab badge, which runs Python, and write your "
                        "code there; then hand in that notebook."),
+    "superseded": ("This is an older submission of yours: a later one counts, so this one was not run.",
+                   "Nothing to do: your latest submission is the one graded."),
     "no-notebook": ("No notebook (.ipynb) was found in your hand-in.",
                     "Check that your notebook is in the repository (commit and push it) or in the zip, "
                     "with the .ipynb extension."),

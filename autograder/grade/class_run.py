@@ -32,6 +32,8 @@ from ..intake.cells import SubmissionError, read_cells
 from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
 from .regrades import say_why_regraded
+from .resubmissions import SUPERSEDED, set_aside_older
+from .unpacked import UNPACKED, remove_unpacked
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class GradeOptions:
     times: str | None = None              # a file of hand-in times (Moodle's grading worksheet, or a plain CSV)
     roster: bool = True                   # match hand-ins to the course's roster (grades/course.db), if it has one
     student: str | None = None            # grade only this student's hand-ins (a regrade request)
+    all_submissions: bool = False         # run a student's older submissions too, not only the one that counts
+    keep_unpacked: bool = False           # keep what was unpacked into --out/handins after grading
     command: str = "autograder grade"     # recorded with the run, for people
 
 
@@ -168,7 +172,12 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     # One run at a time in a folder (a background `grade &` and a second one, or `extend` meanwhile): the
     # second says who holds it and changes nothing (gradebook/lock.py).
     with lock.exclusive(out, options.command):
-        return _grade_class(course, assignment, inputs, out, options, events, times)
+        try:
+            return _grade_class(course, assignment, inputs, out, options, events, times)
+        finally:      # after Ctrl-C or a refusal too: a rerun unpacks again what it needs
+            if not options.keep_unpacked:
+                for note in remove_unpacked(out / UNPACKED):
+                    events.note(note)
 
 
 def _grade_class(course, assignment, inputs, out, options, events, times):
@@ -179,7 +188,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
     settings = assignment.settings(case_timeout=options.case_timeout, budget=options.submission_timeout,
                                    limit_floor=options.limit_floor, limit_factor=options.limit_factor)
     jobs = options.jobs or len(os.sched_getaffinity(0))
-    intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
+    intake = collect(inputs, out / UNPACKED, IntakeOptions(assignment.id, assignment.notebook,
                                                             options.student_pattern, options.classroom_prefix,
                                                             exclude=(str(out),)))
     records = CourseRecords.if_any(course) if options.roster else None
@@ -212,7 +221,12 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
     if options.student is not None:
         considered = _only(options.student, records, intake.handins)
     todo = [h for h in considered if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
-    say_why_regraded(gradebook, assignment.id, todo, key, options.regrade, events)
+    superseded = 0 if options.all_submissions else set_aside_older(todo, considered, _zone(rules))
+    if superseded:
+        events.note(f"{superseded} older submission(s) not run: a later one of the same student counts, and an "
+                    "older one never does (each row names it); --all-submissions runs every one")
+    say_why_regraded(gradebook, assignment.id, [h for h in todo if h.status != SUPERSEDED], key, options.regrade,
+                     events)
     # A times file speaks of hand-ins already graded too: their lateness follows it, without a regrade.
     retimed = sum(gradebook.set_time(assignment.id, h) for h in considered if h not in todo) if options.times else 0
     csv_path = out / "grades.csv"
@@ -273,6 +287,11 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
                     csv_path, out / "gradebook.db", isolation, list(intake.notes),
                     _wrong_assignment(assignment, intake.handins), absent, len(intake.handins) - len(considered),
                     elsewhere, waiting, retimed, apart)
+
+
+def _zone(rules):
+    """The zone a hand-in time without a UTC offset is read in: the deadline's, as the gradebook reads it."""
+    return rules.deadline.tzinfo if rules.deadline is not None else None
 
 
 def _apply_times(intake, times, records):
