@@ -170,3 +170,28 @@ def test_solvers_refuses_numba_it_cannot_import():
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "solvers.py"), "--numba", "--sizes", "6"],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode != 0 and "--numba: the compiled counter cannot be imported" in done.stderr
+
+
+FAKE_TOOL = """
+import subprocess, sys, time
+print("starts one", flush=True)
+print("starts two", flush=True)
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)   # a 'kernel'
+time.sleep(600)
+"""
+
+
+def test_a_watched_tool_stuck_on_one_item_is_stopped_with_what_it_started(tmp_path, monkeypatch):
+    mark = f"AUTOGRADER_BENCHMARK_TEST={tmp_path}"
+    monkeypatch.setenv("AUTOGRADER_BENCHMARK_TEST", str(tmp_path))
+    run = engines.run_watched([sys.executable, "-c", FAKE_TOOL], 3,
+                              started=lambda line: line.split()[1] if line.startswith("starts ") else None)
+    assert (run.returncode, run.stuck) == (None, "two")
+    assert run.output.splitlines() == ["starts one", "starts two"]
+    assert not _marked(mark), "the tool or the process it started is still running"
+
+
+def test_a_watched_tool_that_ends_gives_its_exit_status_and_output():
+    run = engines.run_watched([sys.executable, "-c", "print('starts one'); raise SystemExit(3)"], 60,
+                              started=lambda line: "one" if line.startswith("starts") else None)
+    assert (run.returncode, run.stuck, run.output) == (3, None, "starts one\n")
