@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, STUDENT_PYTHON, outputs
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-TEST_ONLY = {"pytest", "pytest-xdist", "playwright"}
+TEST_ONLY = {"pytest", "pytest-xdist", "playwright", "requests-mock"}
 
 
 def name(pin):

@@ -15,7 +15,7 @@ import click
 from ..core import course_file
 from ..core.assignment import load_assignment
 from ..generate.generate import build as run_build
-from ..core.course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, check_branch, find_root, github_repository, load_course, setting
+from ..core.course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, canvas_id, canvas_url, check_branch, find_root, github_repository, load_course, setting
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..roster.lms_files import RosterFileError, canvas_columns
 from ..core.numbers import MAX_LIMIT_SECONDS, MAX_POINTS
@@ -69,6 +69,10 @@ def _seconds(text):
 @click.option("--branch", default=None, help="The branch the Colab links open (default: main).")
 @click.option("--lms", type=click.Choice(LMS_CHOICES), default=None,
               help="Where students hand in and get grades (classroom: GitHub Classroom).")
+@click.option("--canvas-url", default=None, metavar="URL",
+              help="Canvas's address, e.g. https://canvas.uni.edu: `canvas pull` and `release --to canvas` use it.")
+@click.option("--canvas-course", default=None, metavar="ID",
+              help="The course's id in Canvas: the number in its address (…/courses/12345).")
 @click.option("--canvas-gradebook", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A Canvas gradebook export (Grades → Export): the grade columns are read from it.")
 @click.option("--deadline", "deadlines", multiple=True, metavar="ID=WHEN",
@@ -86,14 +90,15 @@ def _seconds(text):
               help="Ask nothing: every setting not given as an option keeps its current value.")
 @click.option("--no-build", is_flag=True, help="Only write course.toml (run `autograder build` later).")
 @click.pass_obj
-def init_command(course_root, name, repository, branch, lms, canvas_gradebook, deadlines, late_policies,
-                 lms_columns, case_timeout, cell_timeout, submission_timeout, no_input, no_build):
+def init_command(course_root, name, repository, branch, lms, canvas_url, canvas_course, canvas_gradebook, deadlines,
+                 late_policies, lms_columns, case_timeout, cell_timeout, submission_timeout, no_input, no_build):
     """Make this course your own: repository, name, deadlines, LMS columns, time limits; then build."""
     root = _course_root(course_root)
     path = root / "course.toml"
     document = course_file.read_document(path)
     answers = _Answers(ask=not no_input)
     course = _course_settings(answers, document, root, name, repository, branch, lms)
+    _canvas_settings(answers, course, canvas_url, canvas_course)
     points = setting(course.get("points_per_assignment", 5), 0.01, MAX_POINTS, "course.toml: points_per_assignment")
     shell = Course(root=root, name=course["name"], repository=course["repository"], branch=course["branch"],
                    points_per_assignment=points, assignments=document.get("assignment", {}))
@@ -141,6 +146,24 @@ def _course_settings(answers, document, root, name, repository, branch, lms):
     course["lms"] = answers(lms, "LMS (" + ", ".join(LMS_CHOICES) + ")", course.get("lms", "other"),
                             _choice(LMS_CHOICES, "lms"))
     return course
+
+
+def _canvas_settings(answers, course, url, course_id):
+    """Canvas's address and the course's id there, asked for a Canvas course (for its API: `canvas pull`,
+    `release --to canvas`); either left out when empty."""
+    if course["lms"] != "canvas" and url is None and course_id is None:
+        return
+    found = answers(url, "Canvas's address, for its API (e.g. https://canvas.uni.edu; empty for none)",
+                    course.get("canvas_url", ""), canvas_url, show_default=bool(course.get("canvas_url")))
+    number = answers(course_id, "The course's id in Canvas (the number in its address, …/courses/12345; empty "
+                     "for none)", str(course.get("canvas_course", "")),
+                     lambda text: canvas_id(text, "the course's id in Canvas"),
+                     show_default=bool(course.get("canvas_course")))
+    for key, value in (("canvas_url", found), ("canvas_course", int(number) if number else "")):
+        if value:
+            course[key] = value
+        else:
+            course.pop(key, None)
 
 
 def _canvas_columns(answers, lms, export):

@@ -10,6 +10,8 @@ Versions (recorded in `PRAGMA user_version`; core/database.py runs the steps):
   3  a hand-in the roster cannot place says why (unplaced, graded or pending): while one does, nobody without
      a hand-in is `missing`; and what orders two hand-ins of one student the LMS gave no time (lms_order, the
      LMS's own; given, when its download was given to `grade`)
+  4  what `release --to canvas` sent to Canvas, student by student (lms_sent): a re-run sends only what
+     changed, and resumes where a stopped one left off (gradebook/lms_sent.py)
 
 When you change a table: add a step at the end of STEPS (never edit one that shipped), and before it
 ships, add the previous version's databases to tests/gradebook/schemas/ (make_semester.py there).
@@ -138,7 +140,29 @@ def _to_v3(db):
     database.add_columns(db, "pending", PLACING_COLUMNS[:1])    # a hand-in not graded yet may be unplaced too
 
 
-STEPS = (_to_v1, _to_v2, _to_v3)
+# Version 4: every send to an LMS's API, and its answer (gradebook/lms_sent.py reads and writes it).
+LMS_SENT = """
+CREATE TABLE IF NOT EXISTS lms_sent (
+    id INTEGER PRIMARY KEY, assignment TEXT NOT NULL, student TEXT NOT NULL,
+    lms TEXT NOT NULL,              -- canvas
+    lms_user TEXT,                  -- the LMS's id of the student (Canvas user id)
+    lms_submission TEXT,            -- the LMS's id of their submission
+    attempt INTEGER,                -- the attempt graded, as the LMS numbers them (NULL: not known)
+    score REAL,                     -- the grade sent (NULL: none was sent, a comment alone)
+    comment_sha256 TEXT,            -- a hash of the comment and of the file attached (NULL: no comment)
+    sent_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,          -- sent | failed | unknown (no answer: whether it arrived is checked first)
+    answer TEXT);                   -- what the LMS answered, in short (its status, ids, its own error words)
+CREATE INDEX IF NOT EXISTS lms_sent_by_student ON lms_sent (assignment, lms, student, id);
+"""
+
+
+def _to_v4(db):
+    for statement in database.statements(LMS_SENT):
+        db.execute(statement)
+
+
+STEPS = (_to_v1, _to_v2, _to_v3, _to_v4)
 VERSION = len(STEPS)
 
 

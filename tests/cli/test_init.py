@@ -317,3 +317,28 @@ def test_a_canvas_column_without_its_id_is_written_with_a_warning(course_copy):
     assert "warning: n-queens: Canvas heads grade columns `Name (id)`" in result.stderr
     assert load_course(course_copy).lms_column("n-queens") == "N-Queens"
 
+
+
+def test_init_asks_a_canvas_course_for_canvas_s_address_and_the_course_s_id(tmp_path):
+    """`canvas pull` and `release --to canvas` need both: asked when the LMS is Canvas, re-asked when wrong; the
+    address as pasted (a course's page) becomes the API's base, and plain http is refused."""
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(ROOT / "course.toml", root / "course.toml")
+    shutil.copytree(ROOT / "autograder" / "assignments", root / "autograder" / "assignments")
+    answers = ["My course", "https://github.com/me/queens", "", "canvas",
+               "http://canvas.uni.edu", "https://canvas.uni.edu/courses/4200/assignments",   # refused, then taken
+               "forty-two", "4200",                                                        # refused, then taken
+               "", *[""] * 12, "", "", ""]
+    result = CliRunner().invoke(main, ["--course", str(root), "init", "--no-build"], input="\n".join(answers) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "is not Canvas's https address" in result.output and "is not a Canvas id" in result.output
+    data = tomllib.loads((root / "course.toml").read_text())
+    assert (data["course"]["canvas_url"], data["course"]["canvas_course"]) == ("https://canvas.uni.edu", 4200)
+    from autograder.core.course import load_course
+    course = load_course(root)
+    assert (course.canvas_url, course.canvas_course) == ("https://canvas.uni.edu", "4200")
+    again = CliRunner().invoke(main, ["--course", str(root), "init", "--yes", "--no-build",
+                                      "--canvas-course", "4201"])
+    assert again.exit_code == 0, again.output
+    assert tomllib.loads((root / "course.toml").read_text())["course"]["canvas_course"] == 4201
