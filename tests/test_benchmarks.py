@@ -160,6 +160,17 @@ def test_intake_similarity_and_solvers_benchmarks_run_on_a_tiny_input():
     assert "Median wall time" in out and "sympy multiset_permutations" in out
 
 
+def test_canvas_requests_counts_a_tiny_class():
+    out = run_benchmark("canvas_requests.py", "--n", "5")
+    assert "release --to canvas" in out and "requests per student sent" in out
+
+
+def test_every_benchmark_has_its_smoke_test():
+    here = (ROOT / "tests" / "test_benchmarks.py").read_text(encoding="utf-8")
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")} - {"engines.py"}     # (the harness: a library)
+    assert not {name for name in scripts if f'"{name}"' not in here}
+
+
 def test_solvers_refuses_numba_it_cannot_import():
     try:
         import numba  # noqa: F401
