@@ -14,8 +14,9 @@ from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook import lock
+from ..grade.refresh import bring_up_to_date
 from ..gradebook.read import (FeedbackError, gradebook_path, load_absent, load_graded_apart, load_graded_files,
-                              load_pending, load_unplaced)
+                              load_pending, load_stale, load_unplaced)
 from ..gradebook.store import UNGRADABLE, set_aside
 from ..publish.course.write import unplaced_lines
 from ..publish.classroom import release_classroom, write_manifest
@@ -45,6 +46,8 @@ from .options import ASSIGNMENT, graded_assignment
 @click.option("--students", "students_bundle", is_flag=True,
               help="Release what students may see instead (assignments/, public_rubric.xlsx, README.md), "
                    "after a leak check.")
+@click.option("--all-formats", is_flag=True,
+              help="Write every LMS's grade file, not only the course's own (course.toml's lms).")
 @click.option("--force", is_flag=True,
               help="Release although some hand-ins are not graded yet (a run was stopped), or the roster cannot "
                    "place some: the students whose grade that leaves unknown get a blank grade, never 0 (with "
@@ -56,8 +59,8 @@ from .options import ASSIGNMENT, graded_assignment
 @click.option("--grades-only", is_flag=True,
               help="With --to canvas: the grades alone, in one bulk update (no comment, no feedback file).")
 @click.pass_obj
-def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, force,
-                    dry_run, post, grades_only):
+def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, all_formats,
+                    force, dry_run, post, grades_only):
     """Release feedback and grades (LMS files, Canvas through its API, or Classroom branches), or the student
     bundle."""
     if target == "canvas" and not students_bundle:
@@ -80,17 +83,22 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     click.echo(f"{assignment.id}: read {gradebook_path(out_dir)}" + (
         "" if course.is_grades_dir(assignment.id, out_dir)
         else f" (not the course's gradebook for {assignment.id}, {course.grades_dir(assignment.id)})"))
+    # Who is missing or excused, and the slip days spent, by the one rule as of now, whatever command ran last.
+    note = bring_up_to_date(course, assignment, out_dir)
+    if note:
+        click.echo(note, err=True)
     with lock.shared(out_dir):       # never while `grade` or `extend` changes it (gradebook/lock.py)
-        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force)
+        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force, all_formats)
     _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
 
 
-def _release(course, assignment, out_dir, target, kind, lms_column, force):
+def _release(course, assignment, out_dir, target, kind, lms_column, force, all_formats=False):
     """(the kind released, its result, the pages) of one assignment's release, to the LMS or to clones."""
     roster, column, seen, tests, waiting, absent, pages = ready(course, assignment, out_dir, lms_column, force)
     kind = kind or ("classroom" if course.lms == "classroom" else "lms")
     if kind == "lms":
-        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster, seen)
+        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster, seen,
+                             all_formats)
         for note in result.notes:
             click.echo(f"warning: {note}", err=True)
         _say_who_needs_a_look(result, pages, absent, tests)
@@ -141,6 +149,9 @@ def _say_who_needs_a_look(result, pages, absent, tests):
     if result.blank:
         click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
                    err=True)
+    if result.excused:
+        click.echo(f"excused, EX in canvas_grades.csv and in no other grade file (Blackboard's Exempt Grade, D2L's "
+                   f"Exempt and Moodle's Excluded are set in the LMS by hand): {names(result.excused)}")
 
 
 def _person(name, key):
@@ -191,6 +202,7 @@ def _one_rubric(out_dir, assignment, force):
     """Refused (nothing released) while the class's scores come from different cases, expected values or limits,
     unless `force`: a `grade --student` after cases.toml changed scored one student by the new rubric and left
     the others' by the old, and their numbers do not compare."""
+    _rubric_still_the_assignment_s(out_dir, assignment, force)
     apart = load_graded_apart(out_dir, assignment.id)
     if not apart:
         return
@@ -206,6 +218,28 @@ def _one_rubric(out_dir, assignment, force):
                      "are now",
                      "or give --force to release them as they are (a regrade request graded with its own --timeout, "
                      "say)")
+    raise error
+
+
+def _rubric_still_the_assignment_s(out_dir, assignment, force):
+    """Refused (nothing released) while a counted hand-in was graded under cases, points, expected values or limits
+    that are no longer the assignment's (they changed since, `autograder build` ran), unless `force`: a plain
+    `grade` regrades them (and says why)."""
+    stale = load_stale(out_dir, assignment.id, assignment.rubric_key())
+    if not stale:
+        return
+    who = [f"{name} ({student})" if name != student else student for student, name in stale]
+    if force:
+        click.echo(f"warning: released with scores graded under the assignment's former cases, points, expected "
+                   f"values or limits (--force): {names(who)}", err=True)
+        return
+    error = FeedbackError(f"{len(stale)} score(s) of {assignment.id} were graded under cases, points, expected "
+                          f"values or limits that are no longer the assignment's (cases.toml, expected.json or "
+                          f"timing.json changed since), so nothing is released: {names(who)}")
+    error.details = (f"regrade them: run `autograder grade --assignment {assignment.id} --out {out_dir} PATHS`, "
+                     "PATHS every download of the class: it grades again each hand-in graded under the former "
+                     "rubric, and says why",
+                     "or give --force to release the former scores as they are")
     raise error
 
 
@@ -292,6 +326,9 @@ def canvas_release(course_root, assignment_id, out_dir, force, options):
         raise click.UsageError("--out is required (the folder holding gradebook.db)")
     course, assignment = graded_assignment(course_root, assignment_id, out_dir)
     connection = Connection.of(course)       # the token first: a missing one is the first thing to say
+    note = bring_up_to_date(course, assignment, out_dir)     # who is missing or excused, slip days: as of now
+    if note:
+        click.echo(note, err=True)
     with lock.exclusive(out_dir, "autograder release --to canvas"):    # one push at a time: no comment twice
         roster, _, _, tests, _, absent, pages = ready(course, assignment, out_dir, None, force, columns=False)
         push = push_to_canvas(course, assignment, out_dir, pages, absent, roster, connection, options, _Sending())

@@ -24,6 +24,7 @@ from pathlib import Path
 from .errors import AutograderError
 from .lms_columns import ASSIGNMENT_COLUMN
 from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, checked
+from .slip_days import SlipDaysError, SlipPolicy, read_policy
 
 # The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
 EXAMPLE_REPOSITORY = "https://github.com/ContextLab/n-queens-course"
@@ -60,6 +61,11 @@ class Course:
     # `autograder canvas pull` and `release --to canvas` talk to Canvas's API ("" when not set).
     canvas_url: str = ""
     canvas_course: str = ""
+    # A roster student added after an assignment's deadline and with no hand-in for it: "excused" (the default:
+    # it was due before they were in the course) or "missing" ([course] late_joiners).
+    late_joiners: str = "excused"
+    # [slip_days]: each student's pool of late days (core/slip_days.py); None when the course gives none.
+    slip_days: SlipPolicy | None = field(default=None, compare=False, hash=False)
 
     @property
     def zone(self):
@@ -257,7 +263,26 @@ def load_course(root=None):
                   grades=_folder(data.get("grades", "grades"), f"{path} [course]"),
                   timezone=check_timezone(data.get("timezone", ""), f"{path}: [course] timezone"),
                   canvas_url=canvas_url(data.get("canvas_url", ""), f"{path}: [course] canvas_url"),
-                  canvas_course=canvas_id(data.get("canvas_course", ""), f"{path}: [course] canvas_course"))
+                  canvas_course=canvas_id(data.get("canvas_course", ""), f"{path}: [course] canvas_course"),
+                  late_joiners=_late_joiners(data.get("late_joiners", "excused"), path),
+                  slip_days=_slip_days(document.get("slip_days"), path))
+
+
+LATE_JOINERS = ("excused", "missing")
+
+
+def _late_joiners(value, path):
+    if value not in LATE_JOINERS:
+        raise CourseError(f"{path}: [course] late_joiners = {value!r} is not one of {', '.join(LATE_JOINERS)} (what a "
+                          "student added to the roster after an assignment's deadline is for it)")
+    return value
+
+
+def _slip_days(table, path):
+    try:
+        return read_policy(table, path)
+    except SlipDaysError as error:
+        raise CourseError(str(error)) from None
 
 
 def check_timezone(value, where):

@@ -180,6 +180,9 @@ def student_view(submission, assignment, expected, course):
         late=submission.late_note if submission.late else "",      # what lateness cost, when it was late
         deadline=_own_deadline(submission),
         adjustment=_adjustment(submission),
+        # Slip days: how many this hand-in spent, and what the student's pool holds after it (every page shows it).
+        slip=submission.slip_note if submission.slip_days is not None else "",
+        excused=submission.excused.removeprefix("excused: ") if submission.excused else "",
         public=public,
         hidden=hidden,
         public_points=_number(sum(float(c["points"]) for c in public)),

@@ -31,6 +31,7 @@ from ..intake.collect import check_paths
 from ..intake.times import apply_times, read_times, times_notes
 from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
+from .regrades import say_why_regraded
 
 
 @dataclass(frozen=True)
@@ -285,10 +286,12 @@ def _open_the_gradebook(run):
 def _choose_what_to_grade(run):
     """The hand-ins this run considers (one student's, with --student), and of those the ones to grade now."""
     gradebook, assignment_id = run.gradebook, run.assignment.id
+    gradebook.upgrade_key(assignment_id, run.assignment.legacy_grader_key(run.settings), run.key)
     run.considered = run.intake.handins
     if run.student is not None:
         run.considered = _only(run.student, run.records, run.intake.handins)
     run.todo = [h for h in run.considered if run.regrade or not gradebook.is_graded(assignment_id, h, run.key)]
+    say_why_regraded(gradebook, assignment_id, run.todo, run.key, run.regrade, run.events)
     # A times file speaks of hand-ins already graded too: their lateness follows it, without a regrade.
     if run.times is not None:
         run.retimed = sum(gradebook.set_time(assignment_id, h) for h in run.considered if h not in run.todo)
@@ -354,7 +357,8 @@ def _grade_the_handins(run):
 
 def _apply_lateness_and_write_csv(run):
     """Lateness, as the rules and the roster say (returns the late hand-ins); then grades.csv."""
-    late = run.gradebook.apply_lateness(run.assignment.id, run.rules, run.records, run.assignment.max_score)
+    late = run.gradebook.apply_lateness(run.assignment.id, run.rules, run.records, run.assignment.max_score,
+                                        run.course)
     run.gradebook.export_csv(run.assignment.id, run.csv_path)
     return late
 

@@ -12,6 +12,8 @@ Versions (recorded in `PRAGMA user_version`; core/database.py runs the steps):
      LMS's own; given, when its download was given to `grade`)
   4  what `release --to canvas` sent to Canvas, student by student (lms_sent): a re-run sends only what
      changed, and resumes where a stopped one left off (gradebook/lms_sent.py)
+  5  slip days spent on each hand-in and what they left (slip_days, slip_note); an excused student's hand-in says
+     why (excused); a roster student's row with no hand-in says why it is what it is (absent.note: `excused`)
 
 When you change a table: add a step at the end of STEPS (never edit one that shipped), and before it
 ships, add the previous version's databases to tests/gradebook/schemas/ (make_semester.py there).
@@ -111,6 +113,13 @@ PLACING_COLUMNS = (
     ("lms_order", "INTEGER"), ("given", "TEXT"))
 
 
+# Version 5: slip days (core/slip_days.py) and excuses (roster/store.py), applied at every refresh.
+SEMESTER_COLUMNS = (
+    ("slip_days", "INTEGER"),  # slip days spent on this hand-in (the counted one; NULL: the course has none)
+    ("slip_note", "TEXT"),     # how many, why, and what the student's pool holds after this assignment
+    ("excused", "TEXT"))       # the student is excused from the assignment: why (NULL: not excused)
+
+
 def _to_v1(db):
     """Whatever an unversioned gradebook holds, made version 1: the missing tables and columns added."""
     for statement in database.statements(SCHEMA_V1):
@@ -162,7 +171,13 @@ def _to_v4(db):
         db.execute(statement)
 
 
-STEPS = (_to_v1, _to_v2, _to_v3, _to_v4)
+def _to_v5(db):
+    """Rows written before had no slip days and no excuse: NULL says so."""
+    database.add_columns(db, "submissions", SEMESTER_COLUMNS)
+    database.add_columns(db, "absent", (("note", "TEXT"),))
+
+
+STEPS = (_to_v1, _to_v2, _to_v3, _to_v4, _to_v5)
 VERSION = len(STEPS)
 
 
@@ -215,7 +230,8 @@ def check_file(db, path, error_class):
                           "or restore it from a backup")
     required, current = dict(REQUIRED_COLUMNS), database.schema_version(db) == VERSION
     if current:
-        required["submissions"] = required["submissions"] | {c for c, _ in ADDED_BEFORE_V1 + IDENTITY_COLUMNS + PLACING_COLUMNS}
+        required["submissions"] = required["submissions"] | {c for c, _ in ADDED_BEFORE_V1 + IDENTITY_COLUMNS + PLACING_COLUMNS
+                                                                  + SEMESTER_COLUMNS}
     for table, wanted in required.items():
         have = database.columns(db, table)
         if (have or current) and not wanted <= have:

@@ -64,6 +64,11 @@ COLAB_NOTE = (f"{NOTE}the notebook uses google.colab, which is a stand-in when i
 __all__ = ["Handin", "IntakeError", "IntakeOptions", "collect", "display"]
 
 
+# `gh teacher download <org> <classroom> <assignment>` clones into `<classroom>-<assignment>_submissions_<time>/`
+# (foundation50/classroom50 cli/gh-teacher/internal/download/download.go, dirTimestampFormat 2006_01_02_T_15_04_05).
+CLASSROOM50_DOWNLOAD = re.compile(r"^(?P<prefix>[a-z0-9][a-z0-9-]*)_submissions_\d{4}_\d{2}_\d{2}_T_\d{2}_\d{2}_\d{2}$")
+
+
 @dataclass(frozen=True)
 class IntakeOptions:
     assignment_id: str
@@ -308,18 +313,23 @@ class _Walk(Downloads):
         return files.real_dir(folder / ".git") or folder.name.startswith(self.prefix)
 
     def is_submissions_folder(self, folder):
-        """`gh classroom clone student-repos`' `<slug>-submissions/`: not a clone itself, clones inside."""
-        return (folder.name.endswith("-submissions") and not files.real_dir(folder / ".git")
+        """`gh teacher download`'s `<classroom>-<assignment>_submissions_<time>/` (Classroom 50) or `gh classroom
+        clone student-repos`' `<slug>-submissions/` (GitHub Classroom): not a clone itself, clones inside."""
+        return ((folder.name.endswith("-submissions") or CLASSROOM50_DOWNLOAD.match(folder.name))
+                and not files.real_dir(folder / ".git")
                 and any(kind == "dir" and files.real_dir(child / ".git") for child, kind in files.entries(folder)))
 
     def classroom_submissions(self, folder):
-        """`gh classroom clone student-repos` wrote `<slug>-submissions/<slug>-<user>/`: the slug names them."""
-        slug = folder.name[:-len("-submissions")]
+        """`gh teacher download` wrote `<classroom>-<assignment>_submissions_<time>/<classroom>-<assignment>-<user>/`
+        (beside them its scores.csv, in each its result.json: Classroom 50's own, not hand-ins), `gh classroom
+        clone student-repos` `<slug>-submissions/<slug>-<user>/`: the folder's name gives the clones' prefix."""
+        downloaded = CLASSROOM50_DOWNLOAD.match(folder.name)
+        slug = downloaded.group("prefix") if downloaded else folder.name[:-len("-submissions")]
         prefix = f"{slug}-"
         if slug != self.options.assignment_id and not self.options.classroom_prefix:
-            self.intake.notes.append(f"{display(folder.name)}/ holds GitHub Classroom clones named {prefix}<user>: "
-                                     f"graded as assignment {self.options.assignment_id!r}, each student named by "
-                                     f"the part after {prefix!r}")
+            self.intake.notes.append(f"{display(folder.name)}/ holds {'Classroom 50' if downloaded else 'GitHub Classroom'} "
+                                     f"clones named {prefix}<user>: graded as assignment "
+                                     f"{self.options.assignment_id!r}, each student named by the part after {prefix!r}")
         for child, kind in files.entries(folder):
             if kind == "dir" and self.is_repository(child):
                 self.repository(child, None, trusted=True, prefix=prefix, certain=True)

@@ -167,6 +167,25 @@ class Downloads:
             who = identity.blackboard_identity(username, name)
             for number, (stamp, key, attempt) in enumerate(mine, 1):
                 self.blackboard_attempt(root, label, who, key, attempt, number, len(mine))
+            self.name_later_attempts_without_a_notebook(root, mine)
+
+    def name_later_attempts_without_a_notebook(self, root, mine):
+        """The attempt that counts when the later ones hold no notebook says which they were and when: "attempt 1
+        of 2 ... (the last one counts)" read as if attempt 1 were the last."""
+        groups = {f.group for f in self.found}
+        numbered = [(number, f"{root}:blackboard:{key[0]}:{key[1]}", stamp)
+                    for number, (stamp, key, _) in enumerate(mine, 1)]
+        with_notebook = [n for n, group, _ in numbered if group in groups]
+        if not with_notebook or with_notebook[-1] == len(mine):
+            return
+        counted = with_notebook[-1]
+        later = [f"attempt {n} ({receipts.blackboard_stamp(stamp) or stamp})" for n, _, stamp in numbered[counted:]]
+        note = (f"{NOTE}attempt {counted} of {len(mine)} in the Blackboard download counts: the later "
+                f"{' and '.join(later)} held no notebook")
+        group = numbered[counted - 1][1]
+        for found in self.found:
+            if found.group == group:
+                found.notes = tuple(n for n in found.notes if "the last one counts" not in n) + (note,)
 
     def blackboard_attempt(self, root, label, who, key, attempt, number, count):
         head, stamp = key

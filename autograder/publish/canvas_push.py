@@ -233,6 +233,8 @@ def _plan(assignment, pages, absent, roster, state, options, push):
             continue                       # the Test Student: in no plan, said by the caller's count
         if page.submission.on_roster == 0 or not getattr(roster.get(page.student), "on_roster", True):
             line.action, line.why = "skipped", "matches nobody on the roster (or has left it)"
+        elif getattr(page.submission, "excused", ""):      # `autograder excuse`: their score counts nowhere
+            line.action, line.why = "skipped", "excused here (`autograder excuse`): mark them Excused in Canvas"
         lines.append(line)
     for row in absent:
         who = of_absent(row, roster)
