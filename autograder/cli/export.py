@@ -49,8 +49,8 @@ def export(ctx, course_root):
 @click.option("--otter", "otter_command", default=None,
               help="The otter command for `otter generate` (default: .venv-otter/bin/otter, then PATH).")
 @click.option("--requirement", "requirements", multiple=True,
-              help="A package the student's notebook needs on Gradescope (default: numpy and sympy, "
-                   "pinned as here). Repeat for more.")
+              help="A package the student's notebook needs on Gradescope (default: what the course offers, as "
+                   "Colab has it: numpy, sympy, scipy, numba... pinned as here). Repeat for more.")
 @click.pass_context
 def otter(ctx, assignment_id, out_dir, autograder_dir, no_zip, otter_command, requirements):
     """An otter-grader 7 assignment: OK tests, a student notebook with grader.check, autograder.zip."""
