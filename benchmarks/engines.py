@@ -96,6 +96,15 @@ def run_watched(command, limit, started=None, first=None, startup=STARTUP_LIMIT,
         lines.put(None)
 
     threading.Thread(target=read, daemon=True).start()
+    try:
+        return _watch(process, lines, limit, started, first, startup)
+    except BaseException:      # a bug here, or Ctrl-C: nothing it started may be left running
+        if process.poll() is None:
+            _stop_tree(process)
+        raise
+
+
+def _watch(process, lines, limit, started, first, startup):
     output, current, ended = [], first, None
     deadline = time.monotonic() + (limit if first is not None else startup)
     while True:
@@ -123,29 +132,39 @@ def run_watched(command, limit, started=None, first=None, startup=STARTUP_LIMIT,
 
 def _stop_tree(process):
     """SIGKILL to `process`, still running, and every process below it, all found from /proc before any is
-    killed (the process is not reaped before the end, so its id names nothing else meanwhile)."""
+    killed (the process is not reaped before the end, so its id names nothing else meanwhile).  Whatever goes
+    wrong in finding them, the process itself is killed."""
+    tree = [process.pid]
+    try:
+        tree = _below(process.pid)
+    finally:
+        for pid in tree:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        process.wait()
+    deadline = time.monotonic() + 30        # the rest are not ours to reap: wait until each has died
+    while any(_alive(pid) for pid in tree[1:]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _below(pid):
+    """`pid` and every process below it, from /proc."""
     children = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as handle:
                 parent = int(handle.read().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
-            continue        # not a process, or gone
+            continue        # gone, or unreadable
         children.setdefault(parent, []).append(int(entry))
-    tree, todo = [], [process.pid]
+    tree, todo = [], [pid]
     while todo:
         pid = todo.pop()
         tree.append(pid)
         todo += children.get(pid, [])
-    for pid in tree:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    process.wait()
-    deadline = time.monotonic() + 30        # the rest are not ours to reap: wait until each has died
-    while any(_alive(pid) for pid in tree[1:]) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    return tree
 
 
 def _alive(pid):

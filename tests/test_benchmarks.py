@@ -186,8 +186,8 @@ def test_solvers_refuses_numba_it_cannot_import():
 FAKE_TOOL = """
 import subprocess, sys, time
 print("starts one", flush=True)
-print("starts two", flush=True)
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)   # a 'kernel'
+print("starts two", flush=True)
 time.sleep(600)
 """
 
@@ -206,3 +206,19 @@ def test_a_watched_tool_that_ends_gives_its_exit_status_and_output():
     run = engines.run_watched([sys.executable, "-c", "print('starts one'); raise SystemExit(3)"], 60,
                               started=lambda line: "one" if line.startswith("starts") else None)
     assert (run.returncode, run.stuck, run.output) == (3, None, "starts one\n")
+
+
+def test_a_watched_tool_is_stopped_with_what_it_started_when_the_watching_fails(tmp_path, monkeypatch):
+    """A bug in the watching (once: a /proc entry that is not a number) must not leave the tool and its kernel
+    running for hours on a shared machine."""
+    mark = f"AUTOGRADER_BENCHMARK_TEST={tmp_path}"
+    monkeypatch.setenv("AUTOGRADER_BENCHMARK_TEST", str(tmp_path))
+
+    def started(line):
+        if line.startswith("starts two"):
+            raise LookupError("a bug in the watcher")
+        return None
+
+    with pytest.raises(LookupError):
+        engines.run_watched([sys.executable, "-c", FAKE_TOOL], 60, started=started)
+    assert not _marked(mark), "the tool or the process it started is still running"
