@@ -105,6 +105,9 @@ class Handin:
     lms_order: int | None = None       # where the LMS put its submission in time (Canvas: its last attachment id)
     position: int = 0                  # which of the paths given to `grade` it came from
     unplaced: str = ""                 # why it may be a roster student's it is not placed on (roster/match.py)
+    # Its code cells, from intake's one reading of the file: what is run and what similarity keeps are the bytes
+    # that were hashed, and no later stage parses the notebook again.  Code alone (no outputs): small.
+    cells: tuple | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.name = self.name or self.student
@@ -125,8 +128,9 @@ class Handin:
                 notebook = parse(data, self.path.name)
             except SubmissionError as error:
                 self.status, self.message = error.status, str(error)
-            else:                     # what the metadata says; the cells are read again when it runs, so a
-                self.assignment = notebook.assignment      # class of thousands costs no memory while it waits
+            else:
+                self.cells = notebook.cells
+                self.assignment = notebook.assignment
                 self.language = notebook.language
                 self.notes += notebook.notes + ((COLAB_NOTE,) if notebook.uses_colab else ())
 
