@@ -250,6 +250,7 @@ def _settled(course, assignment, inputs, out, options, events, times):
                 settings=settings, key=assignment.grader_key(settings),
                 jobs=options.jobs or len(os.sched_getaffinity(0)), intake_options=intake_options,
                 roster=options.roster, student=options.student, regrade=options.regrade, merge=options.merge,
+                all_submissions=options.all_submissions,
                 limits=replace(Limits(), memory_mb=options.memory_mb), isolation_asked=options.isolation,
                 command=options.command)
 
