@@ -74,8 +74,9 @@ CASE_ADVICE = {
     "memory": "The function used more memory than allowed.",
     "crashed": "The Python process stopped while running this check (exit() or a crash).",
     "withheld": "Your function returned the right value here, but this check counts only together with the "
-                "checks it names: a function that returns the same answer whatever it is given would pass it "
-                "by chance. Make those checks pass and this one counts too.",
+                "checks it names: a function that returns the same answer whatever it is given, or that knows "
+                "only the public checks' answers, would pass it by chance. Make those checks pass and this one "
+                "counts too.",
 }
 
 # Plain words for common exceptions, by type name.
