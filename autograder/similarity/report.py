@@ -31,9 +31,16 @@ class SimilarityResult:
     seconds: float = 0.0
 
     def data(self):
-        """The page's data as plain JSON values (`--json`)."""
+        """The page's data as plain JSON values (`--json`).
+
+        Each part is built once, in one pass at most over the pairs: a class of 1,000 has 500,000 of them,
+        and a pass per document (as `i not in dict(self.nearest())` in the "alone" list was) made the page
+        take minutes after a comparison of seconds (tests/similarity/test_page_cost.py counts the passes).
+        """
         docs = self.documents
         compared = [d for d in docs if d.pieces]
+        nearest = self.nearest()
+        has_nearest = {i for i, _ in nearest}
         return {
             "assignment": self.assignment.id,
             "note": NO_VERDICT,
@@ -45,10 +52,10 @@ class SimilarityResult:
             "not_compared": [{"who": d.key, "label": d.label, "why": d.note} for d in docs if not d.pieces],
             "pairs": [self._pair(p, detail=True) for p in self.pairs[:self.shown]],
             "nearest": [{"who": docs[i].key, "label": docs[i].label, **self._pair(p, detail=False)}
-                        for i, p in self.nearest()],
+                        for i, p in nearest],
             # Compared, and in common with nobody: listed, never left out.
             "alone": [{"who": d.key, "label": d.label} for i, d in enumerate(docs)
-                      if d.origin == "class" and d.pieces and i not in dict(self.nearest())],
+                      if d.origin == "class" and d.pieces and i not in has_nearest],
             "notes": [{"who": d.key, "label": d.label, "note": d.note} for d in docs if d.pieces and d.note],
             "clusters": [[docs[i].key for i in group] for group in self.groups],
         }
