@@ -8,6 +8,7 @@ holds every page to.
 """
 
 import builtins
+import functools
 import itertools
 import re
 
@@ -268,6 +269,7 @@ def hidden_result(status, message):
 NOT_JUDGED = "no result"
 
 
+@functools.cache
 def hidden_words():
     """Every phrase hidden_result can give, written here, finite: each status's words, `raised an error (Name)`
     for Python's own exception names only, and `wrong answer: ...` with one of scoring's fixed sentences."""
