@@ -170,6 +170,11 @@ def test_a_public_case_may_require_a_hidden_twin_named_never_shown(tmp_path):
     assert ("the grader counts these checks only when the hidden checks they require pass too: \u201cis_even on "
             "another even number\u201d; \u201cis_even on another odd number\u201d") in text
     assert text.rstrip().endswith("2.25 / 2.25 points from these public checks")
+    printed = io.StringIO()
+    namespace["is_even"] = lambda n: None      # nothing passes: nothing to qualify
+    with contextlib.redirect_stdout(printed):
+        exec(source, {"run_checks": lambda c, **kw: runtime.run_checks(c, namespace=namespace, **kw)})  # noqa: S102
+    assert "hidden checks they require" not in printed.getvalue()
 
 
 def test_a_table_that_fails_the_twin_is_withheld_with_its_reason(tmp_path):
