@@ -10,10 +10,25 @@ DEMO_OUT := build/demo
 
 install: $(VENV)/.installed
 
+# A venv belongs to the folder it was made in: its scripts start that folder's Python, and the editable install
+# runs that folder's code.  A course copied elsewhere (`cp -a course elsewhere/`, a second machine) brings a venv
+# whose `autograder` cannot start there, or, worse, runs the first folder's code, and whose pip installs into the
+# first folder's venv.  Such a venv is made again here, from scratch.
+VENV_HOME := $(abspath $(VENV))
+VENV_MOVED := $(shell $(PYTHON) -c "import pathlib, re, sys; a = pathlib.Path(sys.argv[1], 'bin', 'activate'); \
+  t = a.read_text(errors='replace') if a.is_file() else None; \
+  print('' if t is None or re.search(r'VIRTUAL_ENV=[\x22\x27]?' + re.escape(sys.argv[1]) + r'[\x22\x27]?\s*$$', t, re.M) \
+        else 'moved')" "$(VENV_HOME)" 2>/dev/null)
+
+ifneq ($(VENV_MOVED),)
+.PHONY: $(VENV)/.installed
+endif
+
 # The grader alone, as `pip install .` gives it to an instructor (what `make demo` needs).
 # constraints.txt holds every pin of pyproject.toml but the other graders' groups, so the
 # venvs made below (tests, student, otter, nbgrader) get the same versions.
 $(VENV)/.installed: pyproject.toml
+	$(if $(VENV_MOVED),@echo "$(VENV) was made in another folder (copied here?): making it again for $(CURDIR)" && rm -rf $(VENV))
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e .
 	$(BIN)/python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \

@@ -49,6 +49,21 @@ def canvas(tmp):
     return path, len(CLASS)
 
 
+def canvas_of_course(course, path):
+    """The Download Submissions zip of a replayed Canvas course (tests/canvas_course.py), as content_zipper.rb
+    writes it: each student's latest attempt (the Test Student's too), `_LATE` where Canvas says late, a text
+    entry as `<name>_<user id>_text.html`, every entry stamped with the download's time."""
+    from autograder.intake.identity import canvas_name
+    with zipfile.ZipFile(path, "w") as bundle:
+        for user_id, handed in sorted(course.handed.items()):
+            stem = canvas_name(course.students[user_id].sortable) + ("_LATE" if handed.late else "")
+            for attachment_id, name, data in handed.files:
+                add(bundle, f"{stem}_{user_id}_{attachment_id}_{name}", data, (2026, 11, 9, 8, 0, 0))
+            if handed.kind == "online_text_entry":
+                add(bundle, f"{stem}_{user_id}_text.html", b"<p>my answer</p>", (2026, 11, 9, 8, 0, 0))
+    return path
+
+
 def moodle(tmp, flat=False):
     """Moodle's download, with "Download submissions in folders" (the default) or without (`flat`)."""
     path = tmp / f"CS101-N-Queens-42{'-flat' if flat else ''}.zip"
@@ -204,9 +219,104 @@ def unknown_lms(tmp):
     return path, len(CLASS)
 
 
+# --- one student's names, a stray folder or file: the layout stays what its structure says (issue 38) ------------
+
+BLACKBOARD_LOOKALIKE = "N-Queens_mallory_attempt_2026-11-20-10-00-0{}_n-queens.ipynb"
+
+
+def canvas_with_blackboard_named_uploads(tmp):
+    """Mallory uploads five files named like Blackboard attempts (more than her classmates' four): every
+    classmate keeps their Canvas row."""
+    path, count = canvas(tmp)
+    with zipfile.ZipFile(path, "a") as bundle:
+        for n in range(5):
+            add(bundle, f"evansmallory_1099_{5090 + n}_{BLACKBOARD_LOOKALIKE.format(n)}", _blank())
+    return path, count + 1
+
+
+def moodle_flat_with_blackboard_named_uploads(tmp):
+    path, count = moodle_flat(tmp)
+    with zipfile.ZipFile(path, "a") as bundle:
+        for n in range(5):
+            add(bundle, f"Mallory Evans_599_assignsubmission_file_{BLACKBOARD_LOOKALIKE.format(n)}", _blank())
+    return path, count + 1
+
+
+def class_folder_with_lms_named_files(tmp):
+    """A plain class folder where one student named four files like Blackboard attempts, as many as the class."""
+    folder, count = files_by_student(tmp)
+    for n in range(4):
+        shutil.copy(BOB, folder / BLACKBOARD_LOOKALIKE.format(n))
+    return folder, count + 4
+
+
+def class_folder_with_a_lone_zip(tmp):
+    """Mallory's own zip beside her classmates' notebooks, holding files named as Canvas names Bob's."""
+    folder, count = files_by_student(tmp)
+    with zipfile.ZipFile(folder / "mallory.zip", "w") as bundle:
+        add(bundle, "jonesbob_1002_5002_n-queens.ipynb", _blank())
+    return folder, count + 1
+
+
+def class_folder_with_submitted_files(tmp):
+    """A folder named like Teams' `Submitted files` beside the class."""
+    folder, count = files_by_student(tmp)
+    (folder / "Submitted files" / "Zoe Park" / "N-Queens").mkdir(parents=True)
+    shutil.copy(ALICE, folder / "Submitted files" / "Zoe Park" / "N-Queens" / "n-queens.ipynb")
+    return folder, count + 1
+
+
+def class_folder_with_gradescope_metadata(tmp):
+    folder, count = files_by_student(tmp)
+    (folder / "submission_metadata.yml").write_text("{}\n")
+    return folder, count
+
+
+def drive_with_three_claims_on_one_name(tmp):
+    """Two uploads named like Dave's Classroom copy: three entries of one name, none his by entry order."""
+    path, count = drive(tmp)
+    with zipfile.ZipFile(path, "a") as bundle:
+        for _ in range(2):
+            add(bundle, "N-Queens/Dave Lee - n-queens.ipynb", _blank())
+    return path, count + 2
+
+
+def class_folder_of_odd_files(tmp):
+    """Bob's is a Quarto document, Carol's Safari's save of GitHub's Raw page (issue 41)."""
+    folder, count = files_by_student(tmp)
+    (folder / "bjones.ipynb").rename(folder / "bjones.qmd")
+    (folder / "cking.ipynb").rename(folder / "cking.ipynb.txt")
+    return folder, count
+
+
+def canvas_remade_by_compress_archive(tmp):
+    """Canvas's zip unzipped and zipped again by Windows PowerShell: `\\` separates, entries made by MS-DOS."""
+    path = tmp / "submissions.zip"
+    with zipfile.ZipFile(path, "w") as bundle:
+        for number, (name, _, notebook) in enumerate(CLASS):
+            sortable = "".join(reversed(name.lower().split()))
+            info = zipfile.ZipInfo(f"n-queens submissions\\{sortable}_{1001 + number}_{5001 + number}_n-queens.ipynb",
+                                   date_time=(2026, 3, 5, 10, 0, 0))
+            info.create_system = 0
+            bundle.writestr(info, notebook.read_bytes())
+    return path, len(CLASS)
+
+
+def moodle_unzipped_with_a_git_folder(tmp):
+    """Moodle's download unzipped, one student's folder holding their own `.git`."""
+    path, count = moodle(tmp)
+    with zipfile.ZipFile(path) as bundle:
+        bundle.extractall(tmp / "unzipped")
+    (tmp / "unzipped" / "Alice Smith_501_assignsubmission_file" / ".git").mkdir()
+    return tmp / "unzipped", count
+
+
 LAYOUTS = [canvas, moodle, moodle_flat, gradescope_zip, gradescope_unzipped, blackboard, d2l, drive, teams,
            per_student_zips, files_by_student, folder_per_student, zipped_class_folder, zip_of_assignment_named_files,
-           sections, unknown_lms]
+           sections, unknown_lms, canvas_with_blackboard_named_uploads, moodle_flat_with_blackboard_named_uploads,
+           class_folder_with_lms_named_files, class_folder_with_a_lone_zip, class_folder_with_submitted_files,
+           class_folder_with_gradescope_metadata, drive_with_three_claims_on_one_name, class_folder_of_odd_files,
+           canvas_remade_by_compress_archive, moodle_unzipped_with_a_git_folder]
 
 
 def _blank():

@@ -60,6 +60,8 @@ NOT_OURS = {
     "conda": "conda's own (the student environment, environment.yml)",
     "jupyter": "Jupyter's own (a student working locally)",
     "pip": "pip's own",
+    "cd": "the shell's: the commands after it run in the clone",
+    "rsync": "copies a course's grades/ from the machine it was graded on (docs/semester.md)",
 }
 # Programs that run another command: the command they run is checked instead. Where that command starts:
 # "flags" after the program's own flags (none of them taking a value), "--" after a `--`, "-c" it is the string

@@ -11,10 +11,11 @@ import tomllib
 import nbformat
 import pytest
 
+from autograder.core import colab
 from conftest import ROOT, STUDENT_PYTHON, outputs
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-TEST_ONLY = {"pytest", "pytest-xdist", "playwright"}
+TEST_ONLY = {"pytest", "pytest-xdist", "playwright", "requests-mock"}
 
 
 def name(pin):
@@ -50,9 +51,40 @@ def test_the_grader_needs_no_test_tool():
     assert {name(pin) for pin in PROJECT["optional-dependencies"]["test"]} == TEST_ONLY
 
 
-# What Colab preinstalls that a notebook of this course plausibly imports: the student environment has it,
-# and so does the grader's worker (issue 30: `import tqdm` must cost a correct notebook nothing).
-COLAB_PACKAGES = {"numpy", "sympy", "matplotlib", "pandas", "tqdm", "ipywidgets"}
+# What Colab preinstalls that a notebook of this course plausibly imports (autograder/core/colab.py says why each):
+# the student environment has it, and so does the grader's worker (issue 30: `import tqdm` must cost a correct
+# notebook nothing; issue 41: nor must scipy, numba or networkx).
+COLAB_PACKAGES = set(colab.OFFERED)
+SNAPSHOT = ROOT / "tests" / "colab_pip_freeze.txt"
+
+
+def snapshot_packages():
+    """{normalised name: version or None} of the dated copy of Colab's list."""
+    found = {}
+    for line in SNAPSHOT.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            match = re.match(r"([A-Za-z0-9_.\-]+)(?:==(\S+))?", line)
+            found[colab.normalise(match.group(1))] = match.group(2)
+    return found
+
+
+def test_the_package_s_list_of_colab_s_packages_is_the_dated_snapshot():
+    """The grader says whether Colab has a module from its own copy of the names: the same as the snapshot, of the
+    same date (replace both together when Colab changes, and `git diff` shows what it changed)."""
+    assert colab.colab_packages() == set(snapshot_packages())
+    assert colab.COLAB_AS_OF in SNAPSHOT.read_text().splitlines()[1]
+    assert colab.COLAB_AS_OF in (ROOT / "autograder" / "core" / "colab_packages.txt").read_text().splitlines()[0]
+
+
+def test_colab_has_everything_the_course_offers_and_everything_it_leaves_out_says_why():
+    """A package the course offers is one Colab has (if Colab drops one, this says so); the ones named as left
+    out are Colab's too; at least scipy, numba and networkx are offered (issue 41)."""
+    colab_list = snapshot_packages()
+    assert {"scipy", "numba", "networkx"} <= COLAB_PACKAGES
+    assert {package for package in COLAB_PACKAGES if colab.normalise(package) not in colab_list} == set()
+    assert {package for package in colab.LEFT_OUT if colab.normalise(package) not in colab_list} == set()
+    assert all(colab.OFFERED.values()) and all(colab.LEFT_OUT.values())
+    assert set(colab.OFFERED).isdisjoint(colab.LEFT_OUT)
 
 
 def test_student_files_name_exactly_the_student_group():
@@ -76,7 +108,7 @@ def test_a_worker_imports_colab_s_packages_and_its_own_module(tmp_path):
     """In a real sandbox: each package imports, and google.colab's functions do nothing."""
     from autograder.engine import runner
     from autograder.engine.sandbox import Sandbox
-    source = ("import tqdm, pandas, ipywidgets, matplotlib, sympy, numpy\n"
+    source = (f"import {', '.join(colab.offered_imports())}\n"
               "from google.colab import drive, files, output\n"
               "result = (drive.mount('/content/drive'), files.upload(), output.clear())\n")
     with Sandbox(workdir=tmp_path) as sandbox:

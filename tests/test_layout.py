@@ -133,7 +133,7 @@ def test_every_cli_function_is_short():
 TESTS = ROOT / "tests"
 # Tests of the whole project rather than of one stage (the docs, and autograder/runtime.py, a module at the top).
 PROJECT_TESTS = {"test_layout.py", "test_repository.py", "test_packaging.py", "test_environment.py",
-                 "test_benchmarks.py", "test_runtime.py", "test_docs_commands.py"}
+                 "test_benchmarks.py", "test_runtime.py", "test_docs_commands.py", "test_moving_a_course.py"}
 
 
 def test_tests_are_laid_out_like_the_package():

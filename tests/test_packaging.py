@@ -43,6 +43,7 @@ def wheel(tmp_path_factory):
 def test_the_wheel_holds_the_grader_and_its_templates_and_nothing_of_the_course(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "autograder/core/templates/feedback.html.j2" in names
+    assert "autograder/core/colab_packages.txt" in names     # a missing module's feedback says if Colab has it
     assert "autograder/grade/class_run.py" in names
     course_data = [n for n in names if "/assignments/" in n or n.startswith(("solutions/", "assignments/"))
                    or n.endswith(("expected.json", "cases.toml", "timing.json", "audit.json", ".ipynb"))]

@@ -1,4 +1,4 @@
-"""`autograder export {otter,gradescope,nbgrader} --assignment ID --to DIR`."""
+"""`autograder export {otter,gradescope,nbgrader,classroom50} --assignment ID --to DIR`."""
 
 from pathlib import Path
 
@@ -6,6 +6,7 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.course import load_course
+from ..export import classroom50 as classroom50_export
 from ..export import gradescope as gradescope_export
 from ..export import nbgrader as nbgrader_export
 from ..export import otter as otter_export
@@ -34,7 +35,7 @@ def _load(ctx, assignment_id):
               help="The course folder (default: the one holding course.toml, at or above here).")
 @click.pass_context
 def export(ctx, course_root):
-    """Write an assignment for another grader: otter-grader, Gradescope or nbgrader."""
+    """Write an assignment for another grader: otter-grader, Gradescope, nbgrader, or Classroom 50's public checks."""
     if course_root is not None:
         ctx.obj = course_root
 
@@ -48,8 +49,8 @@ def export(ctx, course_root):
 @click.option("--otter", "otter_command", default=None,
               help="The otter command for `otter generate` (default: .venv-otter/bin/otter, then PATH).")
 @click.option("--requirement", "requirements", multiple=True,
-              help="A package the student's notebook needs on Gradescope (default: numpy and sympy, "
-                   "pinned as here). Repeat for more.")
+              help="A package the student's notebook needs on Gradescope (default: what the course offers, as "
+                   "Colab has it: numpy, sympy, scipy, numba... pinned as here). Repeat for more.")
 @click.pass_context
 def otter(ctx, assignment_id, out_dir, autograder_dir, no_zip, otter_command, requirements):
     """An otter-grader 7 assignment: OK tests, a student notebook with grader.check, autograder.zip."""
@@ -78,6 +79,18 @@ def nbgrader(ctx, assignment_id, out_dir):
     """An nbgrader 0.9 course folder: source notebook with grade cells, nbgrader_config.py."""
     course, assignment = _load(ctx, assignment_id)
     _report(nbgrader_export.export(course, assignment, out_dir))
+
+
+@export.command()
+@_ASSIGNMENT
+@_TO
+@click.option("--slug", default=None, help="The assignment's slug in Classroom 50 (default: the assignment id).")
+@click.pass_context
+def classroom50(ctx, assignment_id, out_dir, slug):
+    """Classroom 50's per-assignment autograder.py: the public checks on every push, nothing hidden (its bundle is
+    public). Copy DIR/<slug>/ to <classroom>/autograders/<slug>/ in the org's classroom50 repository."""
+    course, assignment = _load(ctx, assignment_id)
+    _report(classroom50_export.export(course, assignment, out_dir, slug))
 
 
 def _report(paths):

@@ -6,7 +6,7 @@ import click
 
 from ..core.assignment import load_assignment
 from ..core.course import CourseError, late_rules, parse_deadline
-from ..grade.refresh import changing, gradebook_dir, not_graded_here, refresh, untimed
+from ..grade.refresh import changing, gradebook_dir, not_graded_here, refresh, refresh_all, untimed
 from ..gradebook import Gradebook
 from ..gradebook.read import gradebook_path
 from ..roster.store import CourseRecords
@@ -38,8 +38,10 @@ def extend_command(course_root, assignment_id, who, until, reason, listing, with
         if withdraw is not None:
             assignment_id = next((e.assignment for e in records.extensions(all_of_them=True, ids=[withdraw])),
                                  assignment_id)
-        # Not while the assignment is being graded: the change and its refresh wait (gradebook/lock.py).
-        with changing(course, [assignment_id] if assignment_id else []):
+        # Not while the assignment is being graded: the change and its refresh wait (gradebook/lock.py).  With
+        # slip days, every assignment's may follow (a day this one no longer needs is left for the others).
+        reached = course.assignment_ids() if course.slip_days is not None else [assignment_id] if assignment_id else []
+        with changing(course, reached):
             _change(course, records, assignment_id, who, until, reason, withdraw, as_json)
 
 
@@ -54,6 +56,8 @@ def _change(course, records, assignment_id, who, until, reason, withdraw, as_jso
         student = _grant(course, records, assignment_id, who, until, reason, as_json)
     assignment = load_assignment(course, assignment_id)
     done = refresh(course, assignment, records)
+    if course.slip_days is not None:
+        refresh_all(course, records, [a for a in course.assignment_ids() if a != assignment.id])
     say(f"applied to {done.out_dir / 'grades.csv'}" if done else not_graded_here(course, records, assignment.id),
         err=True)
     if student is not None:

@@ -6,6 +6,7 @@ import click
 
 from ..core.listing import names
 from ..feedback.pages import build_pages, write_feedback
+from ..grade.refresh import bring_up_to_date
 from .options import ASSIGNMENT, OUT, graded_assignment
 
 
@@ -16,6 +17,7 @@ from .options import ASSIGNMENT, OUT, graded_assignment
 def feedback_command(course_root, assignment_id, out_dir):
     """Write each student's feedback report (HTML and Markdown) into DIR/feedback/<student>/."""
     course, assignment = graded_assignment(course_root, assignment_id, out_dir)
+    _say(bring_up_to_date(course, assignment, out_dir))      # who is missing, excused; slip days
     pages = build_pages(course, assignment, out_dir)
     changed = write_feedback(pages, out_dir)
     for student, leaks in sorted(pages.withheld.items()):
@@ -25,3 +27,8 @@ def feedback_command(course_root, assignment_id, out_dir):
                + (f"{len(changed)} written ({names([who[s] for s in changed])})" if changed else "all unchanged"))
     if pages.withheld:
         sys.exit(1)
+
+
+def _say(note):
+    if note:
+        click.echo(note, err=True)

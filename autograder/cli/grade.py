@@ -101,6 +101,23 @@ def _as_json(run):
             "rows": [{**row.__dict__, "score": None if row.status == NOT_GRADED else row.score} for row in run.rows]}
 
 
+def _absent_notes(absent):
+    """What the run says of the roster students with no hand-in: missing, not yet due, excused."""
+    said = {status: [f"{name} ({student})" for student, name, state, _ in absent if state == status]
+            for status in ("missing", "not-yet", "excused")}
+    notes = []
+    if said["missing"]:
+        notes.append(f"{len(said['missing'])} on the roster handed in nothing by their deadline (missing, 0 points): "
+                     + names(said["missing"]))
+    if said["not-yet"]:
+        notes.append(f"{len(said['not-yet'])} have not handed in and their deadline has not passed (not-yet): "
+                     + names(said["not-yet"]))
+    if said["excused"]:
+        notes.append(f"{len(said['excused'])} excused, in no mean or total (`autograder excuse --list`; a late "
+                     "joiner is excused from what was due before): " + names(said["excused"]))
+    return notes
+
+
 def _print_summary(run):
     notes = [f"graded {run.graded} hand-in(s)"]
     if run.skipped:
@@ -116,14 +133,7 @@ def _print_summary(run):
     if run.ignored:
         notes.append(f"ignored {len(run.ignored)} file(s) that are not hand-ins: "
                      + ", ".join(run.ignored[:5]) + (" ..." if len(run.ignored) > 5 else ""))
-    missing = [f"{name} ({student})" for student, name, status, _ in run.absent if status == "missing"]
-    waiting = [f"{name} ({student})" for student, name, status, _ in run.absent if status == "not-yet"]
-    if missing:
-        notes.append(f"{len(missing)} on the roster handed in nothing by their deadline (missing, 0 points): "
-                     + names(missing))
-    if waiting:
-        notes.append(f"{len(waiting)} have not handed in and their deadline has not passed (not-yet): "
-                     + names(waiting))
+    notes += _absent_notes(run.absent)
     if run.retimed:
         notes.append(f"{run.retimed} hand-in(s) graded earlier took their time from --times (no regrade needed)")
     click.echo("; ".join(notes))

@@ -8,14 +8,17 @@ one is given) and the default time limits; writes course.toml; then runs
 Colab links to share.
 """
 
+import os
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import click
 
 from ..core import course_file
 from ..core.assignment import load_assignment
 from ..generate.generate import build as run_build
-from ..core.course import DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, check_branch, find_root, github_repository, load_course, setting
+from ..core.course import (DEFAULT_LIMITS, EXAMPLE_REPOSITORY, LMS_CHOICES, Course, CourseError, canvas_id, canvas_url,
+                           check_branch, check_timezone, find_root, github_repository, load_course, setting)
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..roster.lms_files import RosterFileError, canvas_columns
 from ..core.numbers import MAX_LIMIT_SECONDS, MAX_POINTS
@@ -68,7 +71,16 @@ def _seconds(text):
               help="Your GitHub repository, https://github.com/<owner>/<name>: the Colab badges open it.")
 @click.option("--branch", default=None, help="The branch the Colab links open (default: main).")
 @click.option("--lms", type=click.Choice(LMS_CHOICES), default=None,
-              help="Where students hand in and get grades (classroom: GitHub Classroom).")
+              help="Where students hand in and get grades (classroom: Classroom 50, GitHub Classroom's successor, "
+                   "or a GitHub Classroom course's clones).")
+@click.option("--timezone", default=None, metavar="ZONE",
+              help="The course's time zone, as the IANA database names it (America/New_York): deadlines typed "
+                   "without an offset, and LMS times without one (D2L's, Moodle's), are read on its clock "
+                   "(default when asked: this machine's; none for none).")
+@click.option("--canvas-url", default=None, metavar="URL",
+              help="Canvas's address, e.g. https://canvas.uni.edu: `canvas pull` and `release --to canvas` use it.")
+@click.option("--canvas-course", default=None, metavar="ID",
+              help="The course's id in Canvas: the number in its address (…/courses/12345).")
 @click.option("--canvas-gradebook", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A Canvas gradebook export (Grades → Export): the grade columns are read from it.")
 @click.option("--deadline", "deadlines", multiple=True, metavar="ID=WHEN",
@@ -86,14 +98,16 @@ def _seconds(text):
               help="Ask nothing: every setting not given as an option keeps its current value.")
 @click.option("--no-build", is_flag=True, help="Only write course.toml (run `autograder build` later).")
 @click.pass_obj
-def init_command(course_root, name, repository, branch, lms, canvas_gradebook, deadlines, late_policies,
-                 lms_columns, case_timeout, cell_timeout, submission_timeout, no_input, no_build):
+def init_command(course_root, name, repository, branch, lms, timezone, canvas_url, canvas_course, canvas_gradebook,
+                 deadlines, late_policies, lms_columns, case_timeout, cell_timeout, submission_timeout, no_input,
+                 no_build):
     """Make this course your own: repository, name, deadlines, LMS columns, time limits; then build."""
     root = _course_root(course_root)
     path = root / "course.toml"
     document = course_file.read_document(path)
     answers = _Answers(ask=not no_input)
-    course = _course_settings(answers, document, root, name, repository, branch, lms)
+    course = _course_settings(answers, document, root, name, repository, branch, lms, timezone)
+    _canvas_settings(answers, course, canvas_url, canvas_course)
     points = setting(course.get("points_per_assignment", 5), 0.01, MAX_POINTS, "course.toml: points_per_assignment")
     shell = Course(root=root, name=course["name"], repository=course["repository"], branch=course["branch"],
                    points_per_assignment=points, assignments=document.get("assignment", {}))
@@ -103,11 +117,13 @@ def init_command(course_root, name, repository, branch, lms, canvas_gradebook, d
     given = {option: _pairs(values, option, assignment_ids) for option, values in
              (("--deadline", deadlines), ("--late-policy", late_policies), ("--lms-column", lms_columns))}
     columns = _canvas_columns(answers, course["lms"], canvas_gradebook)
+    _columns_in_the_export(given["--lms-column"], columns, canvas_gradebook)
+    zone = ZoneInfo(course["timezone"]) if course.get("timezone") else None
     tables = {a: dict(t) for a, t in document.get("assignment", {}).items()}
     for assignment_id in assignment_ids:
         _assignment_settings(answers, tables.setdefault(assignment_id, {}), load_assignment(shell, assignment_id),
                              {option: pairs.get(assignment_id) for option, pairs in given.items()},
-                             course["lms"], columns, points)
+                             course["lms"], columns, points, zone)
     document.update(course=course, assignment=tables,
                     limits=_limits(answers, document.get("limits", {}), case_timeout=case_timeout,
                                    cell_timeout=cell_timeout, submission_timeout=submission_timeout))
@@ -132,15 +148,80 @@ class _Answers:
             click.echo(text)
 
 
-def _course_settings(answers, document, root, name, repository, branch, lms):
+def machine_timezone():
+    """This machine's time zone by its IANA name ("Europe/Paris"), or "" when it cannot be told: $TZ, then
+    /etc/timezone (Debian's), then where /etc/localtime links into the zoneinfo database."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    try:
+        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
+    except OSError:
+        pass
+    try:
+        linked = os.path.realpath("/etc/localtime")
+        candidates.append(linked.split("zoneinfo/", 1)[1] if "zoneinfo/" in linked else "")
+    except OSError:
+        pass
+    for name in candidates:
+        try:
+            if name and check_timezone(name, "") == name and "/" in name:
+                return name
+        except CourseError:
+            continue
+    return ""
+
+
+def _zone_answer(text):
+    value = str(text).strip()
+    return "" if value.lower() in ("", "none") else check_timezone(value, "the course's time zone")
+
+
+def _course_settings(answers, document, root, name, repository, branch, lms, timezone=None):
     course = dict(document.get("course", {}))
     course["name"] = answers(name, "Course name", course.get("name", root.name), _name)
     course["repository"] = answers(repository, "Your GitHub repository (your fork of this course)",
                                    course.get("repository", EXAMPLE_REPOSITORY), github_repository)
     course["branch"] = answers(branch, "Branch the Colab links open", course.get("branch", "main"), check_branch)
-    course["lms"] = answers(lms, "LMS (" + ", ".join(LMS_CHOICES) + ")", course.get("lms", "other"),
-                            _choice(LMS_CHOICES, "lms"))
+    course["lms"] = answers(lms, "LMS (" + ", ".join(LMS_CHOICES) + "; classroom: Classroom 50)",
+                            course.get("lms", "other"), _choice(LMS_CHOICES, "lms"))
+    zone = answers(timezone, "The course's time zone (deadlines and LMS times without an offset are read on its "
+                             "clock; none for none)",
+                   course.get("timezone") or (machine_timezone() if answers.ask else "") or "none", _zone_answer)
+    if zone:
+        course["timezone"] = zone
+    else:
+        course.pop("timezone", None)
     return course
+
+
+def _columns_in_the_export(given, columns, export):
+    """Every --lms-column checked against the Canvas export given with it, at once: a column the export lacks
+    would make a new Canvas assignment, and `release` would refuse it weeks later."""
+    if not columns:
+        return
+    unknown = {a: c for a, c in given.items() if c and c not in columns}
+    if unknown:
+        assignment_id, column = next(iter(unknown.items()))
+        raise CourseError(f"--lms-column {assignment_id}={column!r}: the Canvas gradebook export {export} has no "
+                          f"such column (its grade columns: {', '.join(repr(c) for c in columns) or 'none'}); "
+                          "nothing was written")
+
+
+def _canvas_settings(answers, course, url, course_id):
+    """Canvas's address and the course's id there, asked for a Canvas course (for its API: `canvas pull`,
+    `release --to canvas`); either left out when empty."""
+    if course["lms"] != "canvas" and url is None and course_id is None:
+        return
+    found = answers(url, "Canvas's address, for its API (e.g. https://canvas.uni.edu; empty for none)",
+                    course.get("canvas_url", ""), canvas_url, show_default=bool(course.get("canvas_url")))
+    number = answers(course_id, "The course's id in Canvas (the number in its address, …/courses/12345; empty "
+                     "for none)", str(course.get("canvas_course", "")),
+                     lambda text: canvas_id(text, "the course's id in Canvas"),
+                     show_default=bool(course.get("canvas_course")))
+    for key, value in (("canvas_url", found), ("canvas_course", int(number) if number else "")):
+        if value:
+            course[key] = value
+        else:
+            course.pop(key, None)
 
 
 def _canvas_columns(answers, lms, export):
@@ -161,10 +242,10 @@ def _canvas_columns(answers, lms, export):
     return columns
 
 
-def _assignment_settings(answers, table, assignment, given, lms, columns, points):
+def _assignment_settings(answers, table, assignment, given, lms, columns, points, zone=None):
     """Deadline, late policy and grade column of one assignment, into its course.toml table."""
     answers.say(f"{assignment.id}: {assignment.title}")
-    _lateness_settings(answers, table, assignment, given, points)
+    _lateness_settings(answers, table, assignment, given, points, zone)
     column = given["--lms-column"]
     if column is None and columns:
         column = _column_from_export(answers, table, assignment, columns)
@@ -181,10 +262,10 @@ def _assignment_settings(answers, table, assignment, given, lms, columns, points
                    f"named {table['lms_column']!r} makes a new assignment", err=True)
 
 
-def _lateness_settings(answers, table, assignment, given, points):
+def _lateness_settings(answers, table, assignment, given, points, zone=None):
     where = f"[assignment.{assignment.id}]"
     deadline = answers(given["--deadline"], "  deadline (ISO 8601; none for no deadline)",
-                       table.get("deadline", "none"), _deadline)
+                       table.get("deadline", "none"), lambda answer: _deadline(answer, zone))
     if deadline is None:
         table.pop("deadline", None)
     else:
@@ -257,10 +338,11 @@ def _name(text):
     return text.strip()
 
 
-def _deadline(answer):
+def _deadline(answer, zone=None):
+    """A deadline typed without an offset is on the course's clock (its time zone), else this machine's."""
     if isinstance(answer, str) and answer.strip().lower() in ("", "none"):
         return None
-    return course_file.parse_deadline(answer)     # also a TOML date-time kept from course.toml
+    return course_file.parse_deadline(answer, zone)     # also a TOML date-time kept from course.toml
 
 
 def _choice(choices, what):

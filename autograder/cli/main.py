@@ -12,11 +12,12 @@ from .output import NORMAL, QUIET, VERBOSE
 # Each verb's module, imported when that verb runs (or `--help` lists it): `autograder grade` need not load
 # matplotlib, openpyxl and the audit, which cost a second of CPU at every start of any verb.
 VERBS = {"accommodate": "accommodate:accommodate_command", "adjust": "adjust:adjust_command",
-         "audit": "audit:audit_command", "build": "build:build_command", "export": "export:export",
+         "audit": "audit:audit_command", "build": "build:build_command", "canvas": "canvas:canvas_group",
+         "excuse": "excuse:excuse_command", "export": "export:export",
          "extend": "extend:extend_command", "feedback": "feedback:feedback_command",
          "grade": "grade:grade_command", "gradebook": "gradebook:gradebook_command", "init": "init:init_command",
          "release": "release:release_command", "report": "report:report_command", "roster": "roster:roster_group",
-         "similarity": "similarity:similarity_command"}
+         "similarity": "similarity:similarity_command", "slip": "slip:slip_command"}
 
 
 class Verbs(OneLineErrors):

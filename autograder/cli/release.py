@@ -4,20 +4,27 @@ import sys
 from pathlib import Path
 
 import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from ..core.course import load_course
 from ..core.listing import names
 from ..feedback.pages import build_pages
 from ..core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from ..gradebook import lock
+from ..grade.refresh import bring_up_to_date
 from ..gradebook.read import (FeedbackError, gradebook_path, load_absent, load_graded_apart, load_graded_files,
-                              load_pending, load_unplaced)
+                              load_pending, load_stale, load_unplaced)
 from ..gradebook.store import UNGRADABLE, set_aside
 from ..publish.course.write import unplaced_lines
 from ..publish.classroom import release_classroom, write_manifest
 from ..publish.canvas_checks import check_canvas_columns
 from ..roster.store import CourseRecords, unusable
 from ..publish.lms import release_lms
+from ..intake.canvas_api import Connection
+from ..publish.canvas_push import PushOptions, push_to_canvas
 from ..publish.students import release_students
 from .options import ASSIGNMENT, graded_assignment
 
@@ -26,9 +33,10 @@ from .options import ASSIGNMENT, graded_assignment
 @ASSIGNMENT
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="The folder `grade --out` wrote: it holds gradebook.db (not needed with --students).")
-@click.option("--to", "target", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Where to release: a folder for the LMS files or the student bundle, "
-                   "or the folder holding the GitHub Classroom clones.")
+@click.option("--to", "target", required=True, type=click.Path(file_okay=False),
+              help="Where to release: a folder for the LMS files or the student bundle, the folder holding the "
+                   "GitHub Classroom clones, or `canvas`: each student's grade and comment with their feedback "
+                   "page, through Canvas's API (a folder named canvas: ./canvas).")
 @click.option("--format", "kind", type=click.Choice(["lms", "classroom"]), default=None,
               help="lms: feedback files, a zip and grade CSVs; classroom: a `feedback` branch in each clone "
                    "(default: classroom when course.toml says lms = \"classroom\", else lms).")
@@ -38,12 +46,29 @@ from .options import ASSIGNMENT, graded_assignment
 @click.option("--students", "students_bundle", is_flag=True,
               help="Release what students may see instead (assignments/, public_rubric.xlsx, README.md), "
                    "after a leak check.")
+@click.option("--all-formats", is_flag=True,
+              help="Write every LMS's grade file, not only the course's own (course.toml's lms).")
 @click.option("--force", is_flag=True,
               help="Release although some hand-ins are not graded yet (a run was stopped), or the roster cannot "
-                   "place some: the students whose grade that leaves unknown get a blank grade, never 0.")
+                   "place some: the students whose grade that leaves unknown get a blank grade, never 0 (with "
+                   "--to canvas, nothing); with --to canvas, also send grades graded from an older attempt than "
+                   "Canvas's latest.")
+@click.option("--dry-run", is_flag=True, help="With --to canvas: print what would be sent, and send nothing.")
+@click.option("--post", is_flag=True,
+              help="With --to canvas, when the assignment posts grades manually: post them once sent.")
+@click.option("--grades-only", is_flag=True,
+              help="With --to canvas: the grades alone, in one bulk update (no comment, no feedback file).")
 @click.pass_obj
-def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, force):
-    """Release feedback and grades (LMS files or Classroom branches), or the student bundle."""
+def release_command(course_root, assignment_id, out_dir, target, kind, lms_column, students_bundle, all_formats,
+                    force, dry_run, post, grades_only):
+    """Release feedback and grades (LMS files, Canvas through its API, or Classroom branches), or the student
+    bundle."""
+    if target == "canvas" and not students_bundle:
+        return canvas_release(course_root, assignment_id, out_dir, force,
+                              PushOptions(dry_run=dry_run, post=post, force=force, grades_only=grades_only))
+    if dry_run or post or grades_only:
+        raise click.UsageError("--dry-run, --post and --grades-only go with --to canvas")
+    target = Path(target)
     if students_bundle:
         bundle = release_students(load_course(course_root), target)
         click.echo(f"leak check passed; student bundle in {target}: "
@@ -58,15 +83,38 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     click.echo(f"{assignment.id}: read {gradebook_path(out_dir)}" + (
         "" if course.is_grades_dir(assignment.id, out_dir)
         else f" (not the course's gradebook for {assignment.id}, {course.grades_dir(assignment.id)})"))
+    # Who is missing or excused, and the slip days spent, by the one rule as of now, whatever command ran last.
+    note = bring_up_to_date(course, assignment, out_dir)
+    if note:
+        click.echo(note, err=True)
     with lock.shared(out_dir):       # never while `grade` or `extend` changes it (gradebook/lock.py)
-        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force)
+        kind, result, pages = _release(course, assignment, out_dir, target, kind, lms_column, force, all_formats)
     _say_what_changed(kind, result, {page.student: page.who for page in pages.pages})
 
 
-def _release(course, assignment, out_dir, target, kind, lms_column, force):
+def _release(course, assignment, out_dir, target, kind, lms_column, force, all_formats=False):
     """(the kind released, its result, the pages) of one assignment's release, to the LMS or to clones."""
+    roster, column, seen, tests, waiting, absent, pages = ready(course, assignment, out_dir, lms_column, force)
+    kind = kind or ("classroom" if course.lms == "classroom" else "lms")
+    if kind == "lms":
+        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster, seen,
+                             all_formats)
+        for note in result.notes:
+            click.echo(f"warning: {note}", err=True)
+        _say_who_needs_a_look(result, pages, absent, tests)
+        return kind, result, pages
+    if not target.is_dir():
+        raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
+    result = release_classroom(assignment, pages, target, load_graded_files(out_dir, assignment.id))
+    write_manifest(out_dir, assignment, target, result)
+    return kind, result, pages
+
+
+def ready(course, assignment, out_dir, lms_column, force, columns=True):
+    """(roster, column, seen, tests, waiting, absent, pages): what every release checks first, passed, and the
+    pages of the students who get one (`columns`: check the Canvas columns of a grade file too)."""
     roster, column, seen = _canvas_checks(course, assignment, lms_column or course.lms_column(assignment.id),
-                                          lms_column)
+                                          lms_column, columns)
     tests = {key for key, student in roster.items() if student.test_student}
     waiting = _not_graded_yet(out_dir, assignment, force, tests)
     _one_rubric(out_dir, assignment, force)
@@ -77,18 +125,7 @@ def _release(course, assignment, out_dir, target, kind, lms_column, force):
     pages = build_pages(course, assignment, out_dir)
     waiting_keys = {row.student for row in waiting}
     pages.pages = [page for page in pages.pages if page.student not in waiting_keys]
-    kind = kind or ("classroom" if course.lms == "classroom" else "lms")
-    if kind == "lms":
-        result = release_lms(assignment, pages, target, column, absent, course.lms, waiting, roster, seen)
-        for note in result.notes:
-            click.echo(f"warning: {note}", err=True)
-        _say_who_needs_a_look(result, pages, absent, tests)
-        return kind, result, pages
-    if not target.is_dir():
-        raise FeedbackError(f"{target} is not a folder of GitHub Classroom clones")
-    result = release_classroom(assignment, pages, target, load_graded_files(out_dir, assignment.id))
-    write_manifest(out_dir, assignment, target, result)
-    return kind, result, pages
+    return roster, column, seen, tests, waiting, absent, pages
 
 
 def _say_who_needs_a_look(result, pages, absent, tests):
@@ -112,6 +149,9 @@ def _say_who_needs_a_look(result, pages, absent, tests):
     if result.blank:
         click.echo(f"warning: released with a blank grade, not graded yet (--force): {names(result.blank)}",
                    err=True)
+    if result.excused:
+        click.echo(f"excused, EX in canvas_grades.csv and in no other grade file (Blackboard's Exempt Grade, D2L's "
+                   f"Exempt and Moodle's Excluded are set in the LMS by hand): {names(result.excused)}")
 
 
 def _person(name, key):
@@ -162,6 +202,7 @@ def _one_rubric(out_dir, assignment, force):
     """Refused (nothing released) while the class's scores come from different cases, expected values or limits,
     unless `force`: a `grade --student` after cases.toml changed scored one student by the new rubric and left
     the others' by the old, and their numbers do not compare."""
+    _rubric_still_the_assignment_s(out_dir, assignment, force)
     apart = load_graded_apart(out_dir, assignment.id)
     if not apart:
         return
@@ -180,6 +221,28 @@ def _one_rubric(out_dir, assignment, force):
     raise error
 
 
+def _rubric_still_the_assignment_s(out_dir, assignment, force):
+    """Refused (nothing released) while a counted hand-in was graded under cases, points, expected values or limits
+    that are no longer the assignment's (they changed since, `autograder build` ran), unless `force`: a plain
+    `grade` regrades them (and says why)."""
+    stale = load_stale(out_dir, assignment.id, assignment.rubric_key())
+    if not stale:
+        return
+    who = [f"{name} ({student})" if name != student else student for student, name in stale]
+    if force:
+        click.echo(f"warning: released with scores graded under the assignment's former cases, points, expected "
+                   f"values or limits (--force): {names(who)}", err=True)
+        return
+    error = FeedbackError(f"{len(stale)} score(s) of {assignment.id} were graded under cases, points, expected "
+                          f"values or limits that are no longer the assignment's (cases.toml, expected.json or "
+                          f"timing.json changed since), so nothing is released: {names(who)}")
+    error.details = (f"regrade them: run `autograder grade --assignment {assignment.id} --out {out_dir} PATHS`, "
+                     "PATHS every download of the class: it grades again each hand-in graded under the former "
+                     "rubric, and says why",
+                     "or give --force to release the former scores as they are")
+    raise error
+
+
 def _not_graded_yet(out_dir, assignment, force, tests=()):
     """[PendingRow] of hand-ins not graded yet (the LMS's test account aside: it is in no file); refused
     (nothing released) unless `force`."""
@@ -195,7 +258,7 @@ def _not_graded_yet(out_dir, assignment, force, tests=()):
     return waiting
 
 
-def _canvas_checks(course, assignment, column, given=None):
+def _canvas_checks(course, assignment, column, given=None, columns=True):
     """({key: roster Student}, the grade column, the LMS export's columns) from the course's records (the roster
     gives each LMS file its
     ids and flags the LMS's test accounts); a Canvas column that is not in the Canvas export, which Canvas's
@@ -211,7 +274,7 @@ def _canvas_checks(course, assignment, column, given=None):
             raise FeedbackError(broken[0])
         roster = {s.key: s for s in records.students(include_off_roster=True)}
         seen, points = records.lms_columns(), records.lms_points()
-    if course.lms in ("moodle", "blackboard", "d2l"):    # (their files find their own columns: publish/lms.py)
+    if course.lms in ("moodle", "blackboard", "d2l") or not columns:   # (their files find their own columns)
         return roster, column, seen
     if column is None and seen:
         column = best_column(assignment.id, assignment.title, [h for h in seen if ASSIGNMENT_COLUMN.match(h)])
@@ -252,3 +315,81 @@ def _say_what_changed(kind, result, who):
         click.echo(f"not released for {student}: {problem}", err=True)
     if result.problems:
         sys.exit(1)
+
+
+# --- release --to canvas ----------------------------------------------------------------------------
+
+def canvas_release(course_root, assignment_id, out_dir, force, options):
+    """`release --to canvas`: the checks every release makes, then each student's grade and comment through
+    Canvas's API (publish/canvas_push.py), and what was sent, said."""
+    if out_dir is None:
+        raise click.UsageError("--out is required (the folder holding gradebook.db)")
+    course, assignment = graded_assignment(course_root, assignment_id, out_dir)
+    connection = Connection.of(course)       # the token first: a missing one is the first thing to say
+    note = bring_up_to_date(course, assignment, out_dir)     # who is missing or excused, slip days: as of now
+    if note:
+        click.echo(note, err=True)
+    with lock.exclusive(out_dir, "autograder release --to canvas"):    # one push at a time: no comment twice
+        roster, _, _, tests, _, absent, pages = ready(course, assignment, out_dir, None, force, columns=False)
+        push = push_to_canvas(course, assignment, out_dir, pages, absent, roster, connection, options, _Sending())
+    if options.dry_run:
+        _print_plan(push)
+    _say_pushed(push, options, len(tests))
+
+
+def _print_plan(push):
+    table = Table(title="what would be sent to Canvas (--dry-run: nothing was sent)")
+    for column in ("student", "Canvas id", "grade", "attempt", "comment", "action"):
+        table.add_column(column, overflow="fold")
+    for line in push.lines:
+        attempt = f"{line.attempt or '?'} of {line.latest}" if line.latest else ""
+        comment = ("with feedback page" if line.page is not None else "text") if line.comment else ""
+        table.add_row(*(escape(str(v)) for v in (line.who, line.canvas_user, "" if line.score is None else
+                                                 f"{line.score:g}", attempt, comment,
+                                                 line.action + (f": {line.why}" if line.why else ""))))
+    Console().print(table)
+
+
+def _say_pushed(push, options, tests):
+    what = "grade(s)" if options.grades_only else "grade(s) and comment(s) with the feedback page"
+    if not options.dry_run:
+        click.echo(f"sent {len(push.sent)} {what} to Canvas: {names([line.who for line in push.sent])}"
+                   if push.sent else "sent nothing to Canvas")
+    else:
+        click.echo(f"would send {len(push.of('send'))} {what}: {names([line.who for line in push.of('send')])}")
+    unchanged = push.of("unchanged")
+    if unchanged:
+        click.echo(f"{len(unchanged)} unchanged since they were last sent")
+    for line in push.checked:
+        click.echo(f"{line.who}: the comment sent before without an answer is on Canvas: not sent again")
+    if tests:
+        click.echo(f"the Test Student is sent nothing ({tests} test account(s))")
+    for line in push.of("skipped"):
+        click.echo(f"not sent to {line.who}: {line.why}")
+    for note in push.notes:
+        click.echo(f"note: {note}")
+    click.echo(push.posting)
+    click.echo(f"{push.requests} request(s) to Canvas")
+    for line, why in push.failed:
+        click.echo(f"not sent to {line.who}: {why}", err=True)
+    if push.stopped:
+        click.echo(f"autograder: error: {push.stopped}", err=True)
+    if push.failed or push.stopped:
+        sys.exit(1)
+
+
+class _Sending:
+    """A progress bar while grades and comments go (on a terminal)."""
+
+    def sending(self, total):
+        console = Console(stderr=True)
+        if not console.is_terminal:
+            return Progress(console=console, disable=True)
+        self.bar = Progress(TextColumn("sending to Canvas"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=console, transient=True)
+        self.task = self.bar.add_task("sending", total=total)
+        return self.bar
+
+    def sent(self, line):
+        if getattr(self, "bar", None) is not None:
+            self.bar.advance(self.task)

@@ -12,7 +12,7 @@ from rich.table import Table
 from ..core.assignment import load_assignment
 from ..core.errors import AutograderError
 from ..core.listing import names
-from ..grade.refresh import handin_keys, not_graded_here, place, unplaced
+from ..grade.refresh import changing, handin_keys, not_graded_here, place, refresh_all, unplaced
 from ..intake.files import UnsafeFile, read_capped
 from ..roster.lms_files import read_roster
 from ..roster.store import CourseRecords
@@ -54,10 +54,13 @@ def import_command(course_root, file, as_json):
     Gradescope's roster or GitHub Classroom's roster (recognised by its header)."""
     course = grading_course(course_root)
     roster = read_roster(file)
-    with CourseRecords.of(course) as records:
+    # Every graded assignment follows the new roster at once (who is missing or excused), never at some later,
+    # unrelated command; not while one is being graded (gradebook/lock.py).
+    with CourseRecords.of(course) as records, changing(course, course.assignment_ids()):
         added, updated, left, duplicates = records.import_roster(roster, file.name)
         tests = [e.name for e in roster.entries if e.test_student]
         left_names = [records.who(key) for key in left]
+        refreshed = refresh_all(course, records)
     by_key = {e.key: f"{e.name} ({e.key})" if e.name and e.name != e.key else e.key for e in roster.entries}
     if as_json:
         emit_json({"format": roster.kind, "added": added, "updated": updated, "left": left,
@@ -78,6 +81,8 @@ def import_command(course_root, file, as_json):
     if roster.lms_columns:
         say(f"{roster.lms.capitalize() if roster.lms != 'd2l' else 'D2L'} grade columns seen: "
             f"{names(roster.lms_columns)}", NORMAL)
+    if refreshed and added:
+        say(f"applied to the graded assignment(s): {', '.join(r.assignment for r in refreshed)}", NORMAL)
 
 
 @roster_group.command("place")

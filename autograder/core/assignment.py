@@ -126,8 +126,26 @@ class Assignment:
                         hand_in_budget=limits.hand_in_budget(rule, timing, ratio, case_limits, cap),
                         first_cell_timeout=limits.first_cell_limit(rule, timing, ratio))
 
+    def rubric_key(self):
+        """Changes whenever the assignment's own rubric does: its cases and points (cases.toml), expected values
+        (expected.json), the reference's timings its limits follow (timing.json) and the limits course.toml
+        and cases.toml set; not this machine's speed, nor what a run's options asked for."""
+        digest = hashlib.sha256()
+        for path in (self.cases_path, self.expected_path, self.timing_path):
+            digest.update(path.read_bytes() if path.exists() else b"")
+        digest.update(repr((self.case_timeout, self.cell_timeout, self.budget, self.limit_floor,
+                            self.limit_factor)).encode())
+        return digest.hexdigest()[:16]
+
     def grader_key(self, settings):
-        """Changes whenever a regrade could change a result: cases, expected values, limits."""
+        """Changes whenever a regrade could change a result: `<rubric>.<options>`, the assignment's rubric
+        (rubric_key) and what the run asked for (`--timeout`, `--limit-floor`, ...), so a stored key says
+        whether a score was graded under the rubric the assignment has now (rubric_of)."""
+        options = hashlib.sha256(repr(settings).encode()).hexdigest()[:16]
+        return f"{self.rubric_key()}.{options}"
+
+    def legacy_grader_key(self, settings):
+        """The key versions before rubric_key stored: the same file graded under it needs no regrade."""
         digest = hashlib.sha256()
         for path in (self.cases_path, self.expected_path, self.timing_path):
             digest.update(path.read_bytes() if path.exists() else b"")
@@ -144,6 +162,13 @@ class Assignment:
             raise AssignmentError(f"{self.expected_path} is stale (no value for {missing[0]!r}): "
                                   "run `autograder build`")
         return data["expected"]
+
+
+def rubric_of(grader_key):
+    """The rubric part of a stored grader key (Assignment.grader_key); None for a key an older version stored,
+    which does not say."""
+    rubric, dot, _ = (grader_key or "").partition(".")
+    return rubric if dot else None
 
 
 def load_assignment(course, assignment_id):

@@ -16,12 +16,15 @@ student README): by deadline, then by their order in course.toml, then by id.
 
 import re
 import tomllib
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pathlib import Path
 from .errors import AutograderError
+from .lms_columns import ASSIGNMENT_COLUMN
 from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, checked
+from .slip_days import SlipDaysError, SlipPolicy, read_policy
 
 # The value course.toml ships with: `autograder init` replaces it, `build` warns until then.
 EXAMPLE_REPOSITORY = "https://github.com/ContextLab/n-queens-course"
@@ -54,6 +57,15 @@ class Course:
     # a zip entry, `extend --until 2026-11-05`) on the other side of a change to or from summer time is an
     # hour off when read at it.
     timezone: str = ""
+    # Canvas's own address and this course's id there ([course] canvas_url and canvas_course): where
+    # `autograder canvas pull` and `release --to canvas` talk to Canvas's API ("" when not set).
+    canvas_url: str = ""
+    canvas_course: str = ""
+    # A roster student added after an assignment's deadline and with no hand-in for it: "excused" (the default:
+    # it was due before they were in the course) or "missing" ([course] late_joiners).
+    late_joiners: str = "excused"
+    # [slip_days]: each student's pool of late days (core/slip_days.py); None when the course gives none.
+    slip_days: SlipPolicy | None = field(default=None, compare=False, hash=False)
 
     @property
     def zone(self):
@@ -101,6 +113,43 @@ class Course:
     def lms_column(self, assignment_id):
         """The LMS grade column of an assignment (course.toml's lms_column), or None."""
         return self.assignments.get(assignment_id, {}).get("lms_column")
+
+    def canvas_assignment(self, assignment_id):
+        """The assignment's id in Canvas: its table's canvas_assignment, else the id its Canvas grade column
+        names (`N-Queens (501)`), else None."""
+        table = self.assignments.get(assignment_id, {})
+        if table.get("canvas_assignment") is not None:
+            return str(table["canvas_assignment"])
+        found = ASSIGNMENT_COLUMN.match(table.get("lms_column") or "")
+        return found.group("id") if found else None
+
+
+def canvas_url(value, where="canvas_url"):
+    """Canvas's address as people paste it (`https://canvas.uni.edu/`, a course's page), as the API's base:
+    `https://canvas.uni.edu`; "" for none.  Plain http only to this machine: the token travels with every
+    request."""
+    if value in ("", None):
+        return ""
+    text = str(value).strip()
+    parts = urlsplit(text if "://" in text else f"https://{text}")
+    local = parts.hostname in ("localhost", "127.0.0.1", "::1")
+    if parts.scheme not in ("https", "http") or not parts.hostname or parts.username or parts.password \
+            or (parts.scheme == "http" and not local) or any(c.isspace() for c in text):
+        raise CourseError(f"{where}: {text[:80]!r} is not Canvas's https address, such as "
+                          "\"https://canvas.uni.edu\"")
+    path = parts.path.split("/courses/", 1)[0].rstrip("/")      # a course's own page, pasted whole
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def canvas_id(value, where):
+    """A Canvas id (a course's, an assignment's): digits, as text; "" for none."""
+    if value in ("", None):
+        return ""
+    text = str(value).strip()
+    if isinstance(value, bool) or not re.fullmatch(r"[1-9][0-9]{0,17}", text):
+        raise CourseError(f"{where}: {text[:40]!r} is not a Canvas id (the number in the course's or "
+                          "assignment's address, e.g. https://canvas.uni.edu/courses/12345)")
+    return text
 
 
 def _deadline_key(value):
@@ -175,6 +224,9 @@ def _assignment_tables(data, path):
                               f"name as text, not {column!r}")
         if "grades" in table:
             table["grades"] = _folder(table["grades"], f"{path} [assignment.{assignment_id}]")
+        if "canvas_assignment" in table:
+            table["canvas_assignment"] = canvas_id(table["canvas_assignment"],
+                                                   f"{path}: [assignment.{assignment_id}] canvas_assignment")
     return {assignment_id: dict(table) for assignment_id, table in data.items()}
 
 
@@ -209,7 +261,28 @@ def load_course(root=None):
                   limits=_limits(document.get("limits", {}), path),
                   assignments=_assignment_tables(document.get("assignment", {}), path),
                   grades=_folder(data.get("grades", "grades"), f"{path} [course]"),
-                  timezone=check_timezone(data.get("timezone", ""), f"{path}: [course] timezone"))
+                  timezone=check_timezone(data.get("timezone", ""), f"{path}: [course] timezone"),
+                  canvas_url=canvas_url(data.get("canvas_url", ""), f"{path}: [course] canvas_url"),
+                  canvas_course=canvas_id(data.get("canvas_course", ""), f"{path}: [course] canvas_course"),
+                  late_joiners=_late_joiners(data.get("late_joiners", "excused"), path),
+                  slip_days=_slip_days(document.get("slip_days"), path))
+
+
+LATE_JOINERS = ("excused", "missing")
+
+
+def _late_joiners(value, path):
+    if value not in LATE_JOINERS:
+        raise CourseError(f"{path}: [course] late_joiners = {value!r} is not one of {', '.join(LATE_JOINERS)} (what a "
+                          "student added to the roster after an assignment's deadline is for it)")
+    return value
+
+
+def _slip_days(table, path):
+    try:
+        return read_policy(table, path)
+    except SlipDaysError as error:
+        raise CourseError(str(error)) from None
 
 
 def check_timezone(value, where):

@@ -14,12 +14,12 @@ import re
 import tomllib
 from datetime import date, datetime, time, timedelta
 
-from .course import (DEFAULT_LIMITS, LMS_CHOICES, CourseError, check_branch, check_timezone, github_repository,
-                     parse_deadline, setting)
+from .course import (DEFAULT_LIMITS, LMS_CHOICES, CourseError, canvas_id, canvas_url, check_branch, check_timezone,
+                     github_repository, parse_deadline, setting)
 from .numbers import MAX_LIMIT_SECONDS, MAX_POINTS, NumberError, plain_number
 
 LATE_POLICIES = ("none", "per-day", "cap")
-COURSE_KEYS = ("name", "repository", "branch", "points_per_assignment", "lms", "timezone")
+COURSE_KEYS = ("name", "repository", "branch", "points_per_assignment", "lms", "timezone", "canvas_url", "canvas_course")
 TIMEZONE_NOTE = "times without a UTC offset are read on this zone's clock (summer time)"
 ASSIGNMENT_KEYS = ("deadline", "late_policy", "late_penalty", "late_cap", "lms_column")
 
@@ -88,6 +88,8 @@ def check_document(document, where="course.toml"):
     points = setting(course.get("points_per_assignment", 5), 0.01, MAX_POINTS,
                      f"{where}: points_per_assignment", " points")
     check_timezone(course.get("timezone", ""), f"{where}: [course] timezone")
+    canvas_url(course.get("canvas_url", ""), f"{where}: [course] canvas_url")
+    canvas_id(course.get("canvas_course", ""), f"{where}: [course] canvas_course")
     for key, value in document.get("limits", {}).items():
         if key in DEFAULT_LIMITS:
             setting(value, 0.01, MAX_LIMIT_SECONDS, f"{where}: {key}", " seconds")
@@ -168,6 +170,11 @@ def render(document, assignment_ids):
               _line("lms", course.get("lms", "other"), " | ".join(LMS_CHOICES)),
               _line("timezone", course["timezone"], TIMEZONE_NOTE) if course.get("timezone")
               else f'# timezone = "America/New_York"     # {TIMEZONE_NOTE}']
+    if course.get("canvas_url") or course.get("canvas_course") or course.get("lms") == "canvas":
+        lines += [_line("canvas_url", course["canvas_url"], "Canvas's address: `canvas pull`, `release --to canvas`")
+                  if course.get("canvas_url") else '# canvas_url = "https://canvas.uni.edu"   # Canvas\'s address',
+                  _line("canvas_course", course["canvas_course"], "the course's id in Canvas (in its address)")
+                  if course.get("canvas_course") else "# canvas_course = 12345             # the course's id in Canvas"]
     lines += _others(course, COURSE_KEYS)
     lines += ["", "# Time limits in seconds, for assignments whose cases.toml sets none.", "[limits]"]
     lines += [_line(k, limits.get(k, v)) for k, v in DEFAULT_LIMITS.items()]

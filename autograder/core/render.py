@@ -3,8 +3,14 @@
 HTML templates end in .html.j2 and are always autoescaped; Markdown ones
 (.md.j2) are not, so every value from a hand-in goes through the `md` filter
 (plain text) or the `fence` filter (a code block no content can close).
+
+Every value a page shows, and every string of the JSON a page's script reads,
+has its bidirectional control characters made visible (`visible_controls`):
+applied, U+202E reverses the rest of a line for the reader, so a student's
+code or name could read as what it is not (Trojan Source, CVE-2021-42574).
 """
 
+import json
 import re
 from pathlib import Path
 
@@ -12,6 +18,38 @@ import jinja2
 import markupsafe
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+# The embeddings, overrides and isolates of Unicode's bidirectional algorithm, and its three marks.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+
+
+def visible_controls(text):
+    """`text` with each bidirectional control character shown as its code point, `⟨U+202E⟩`, never applied."""
+    return _BIDI.sub(lambda match: f"⟨U+{ord(match.group()):04X}⟩", text)
+
+
+def _finalize(value):
+    """What every `{{ ... }}` of a page prints: its bidirectional controls made visible (markup stays markup:
+    what replaces them holds no character markup reads)."""
+    if isinstance(value, str) and _BIDI.search(value):
+        shown = visible_controls(str(value))
+        return markupsafe.Markup(shown) if isinstance(value, markupsafe.Markup) else shown
+    return value
+
+
+def _visible_json(value):
+    if isinstance(value, str):
+        return visible_controls(value)
+    if isinstance(value, dict):
+        return {_visible_json(k): _visible_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_visible_json(v) for v in value]
+    return value
+
+
+def _dumps(value, **options):
+    """`tojson`'s: a page's script puts these strings in the page too."""
+    return json.dumps(_visible_json(value), **options)
 
 
 def _md(text):
@@ -67,7 +105,9 @@ def environment():
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_finalize,
     )
+    env.policies["json.dumps_function"] = _dumps
     env.filters["md"] = _md
     env.filters["fence"] = _fence
     env.filters["code"] = _code

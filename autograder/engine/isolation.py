@@ -89,6 +89,10 @@ def sandbox_of_uid(uid):
 
 
 HOME = "/home/student"
+# The layers whose workers see the machine's /dev/shm (out of their reach, or not theirs alone): multiprocessing
+# makes its semaphores without a name there (semaphores.py).  In "namespaces" each worker has its own; "none"
+# promises nothing.
+SHARED_DEV_SHM = ("users", "landlock")
 # Read-only views inside the sandbox: the OS, then the Python installation.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -182,7 +186,8 @@ def enter_namespaces(uid, limits, root, new_pid=True):
     except IsolationError:
         pass  # some containers refuse devpts; only `!cmd` lines need it
     os.makedirs(root + "/proc", exist_ok=True)
-    for folder, mode in ((HOME, 0o700), ("/tmp", 0o1777)):
+    # /dev/shm of its own, in its private root: multiprocessing's locks and shared values (semaphores.py).
+    for folder, mode in ((HOME, 0o700), ("/tmp", 0o1777), ("/dev/shm", 0o1777)):
         os.makedirs(root + folder, exist_ok=True)
         os.chown(root + folder, uid, uid)
         os.chmod(root + folder, mode)

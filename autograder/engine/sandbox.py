@@ -30,7 +30,7 @@ _HERE = Path(__file__).parent
 # comparison rules it converts replies with (autograder/runtime.py).
 SANDBOX_FILES = tuple(_HERE / f"{name}.py" for name in ("zygote", "slot_zygote", "forks", "reaper", "sweep",
                                                          "isolation", "landlock", "seccomp", "cgroups", "worker",
-                                                         "colab_standin")) + \
+                                                         "colab_standin", "semaphores")) + \
     (_HERE.parent / "runtime.py",)
 DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
 

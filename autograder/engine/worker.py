@@ -118,6 +118,9 @@ def _fork_runner(shell, channel, request_id):
             ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != parent:  # the worker died before the line above
                 os._exit(1)
+            # A process group of its own, which whatever it starts shares (a multiprocessing Pool's processes):
+            # they end with it (below).
+            os.setpgid(0, 0)
             runner = _Channel(channel.request_fd, channel.reply_fd)
             runner.send({"id": request_id, "pid": os.getpid()})
             _serve(shell, runner, runner=True)
@@ -134,8 +137,25 @@ def _fork_runner(shell, channel, request_id):
         if ended == pid:
             status = os.waitstatus_to_exitcode(raw)
             break
+    _end_group(pid)
     # A newline first ends whatever line the runner left half-written.
     channel.send({"event": "runner-ended", "status": status}, fresh_line=True)
+
+
+def _end_group(group):
+    """Kill and reap what an ended runner left in its process group (a Pool's processes, busy on a case that ran
+    out of time, come to us as orphans): no process of one case runs on into the next."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        return            # nothing is left in it
+    while True:
+        try:
+            os.waitpid(-group, 0)
+        except ChildProcessError:
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 class _Channel:
@@ -217,6 +237,11 @@ def make_shell():
 
         kernel = None  # notebooks look for it to tell a kernel from a terminal; there is neither
 
+        def ask_exit(self):
+            """What `exit()` and `quit()` call (a kernel's shell ends the session there, and Colab's Run all stops):
+            that cell, or that case, ends with SystemExit, as for sys.exit(), and the grader goes on."""
+            raise SystemExit(EXIT_CALLED)
+
         def enable_matplotlib(self, gui=None):
             return super().enable_matplotlib("inline")
 
@@ -231,13 +256,24 @@ def make_shell():
     # As in a kernel that takes no input (nbclient's default): input() fails at once and says why,
     # where a worker's closed stdin would only say "EOF when reading a line".
     shell.user_ns["input"] = shell.user_ns_hidden["input"] = _no_input
+    # breakpoint() would start pdb on a stdin that is closed: a bare BdbQuit.  It waits for a person; say so.
+    sys.breakpointhook = _no_breakpoint
     return shell
+
+
+EXIT_CALLED = "exit() was called: in Colab it ends the notebook's Python session, and Run all stops there"
 
 
 def _no_input(prompt=""):
     from IPython.core.error import StdinNotImplementedError
     raise StdinNotImplementedError("input() was called, but a notebook being graded cannot be asked "
                                    "for input: set the value in the code instead")
+
+
+def _no_breakpoint(*args, **kwargs):
+    from IPython.core.error import StdinNotImplementedError
+    raise StdinNotImplementedError("breakpoint() was called: it waits for a person to type debugger commands, "
+                                   "and nobody can when a notebook is graded: remove it")
 
 
 def runtime_names():
@@ -381,10 +417,35 @@ def _describe(error):
 
 
 def _student_frames(error):
-    """Traceback lines from the student's code only (where it failed, or was interrupted)."""
+    """Traceback lines from the student's code only (where it failed, or was interrupted), and, when the error
+    was raised inside a library the student's code called (Python's own, numpy...), the library's first frame
+    and its innermost one: the feedback names the library (feedback/explain.raised_in_library)."""
     try:
         frames = [f for f in traceback.extract_tb(error.__traceback__)
                   if os.path.abspath(f.filename) not in _FILES_NOT_STUDENTS]
+        own = [i for i, f in enumerate(frames) if not _in_library(f.filename)]
+        if own and isinstance(error, SystemExit):
+            frames = frames[:own[-1] + 1]   # exit() and quit() pass through IPython: the student's line says all
+        elif own and own[-1] < len(frames) - 1:
+            # The student's last frames, the library's first (what they called) and its last (where it failed).
+            last = own[-1]
+            frames = frames[:last + 1][-3:] + frames[last + 1:last + 2] + frames[max(last + 2, len(frames) - 1):]
         return "".join(traceback.format_list(frames[-5:]))[:4000]
     except BaseException:  # noqa: BLE001 - a frame whose source cannot be read, say
         return ""
+
+
+_LIBRARY_FOLDERS = tuple(os.path.join(folder, "") for folder in
+                         {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+
+
+def _in_library(filename):
+    """Is this file Python's own or an installed package's (not a cell, nor a module handed in)?  Code made at
+    run time (`<string>`, `<frozen importlib._bootstrap>`) is the library's that made it; a cell's is
+    `<ipython-input-...>`."""
+    if filename.startswith("<"):
+        return not filename.startswith(_CELL_FILES)
+    return os.path.abspath(filename).startswith(_LIBRARY_FOLDERS)
+
+
+_CELL_FILES = ("<ipython-input-", "<cell")

@@ -30,6 +30,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import cgroups  # noqa: E402
 import colab_standin  # noqa: E402
 import isolation  # noqa: E402
+import semaphores  # noqa: E402
 import sweep  # noqa: E402
 import worker  # noqa: E402
 from reaper import Reaper  # noqa: E402
@@ -158,6 +159,8 @@ def main():
     probe_dir = _private_dir(homes, "probe", isolation.worker_uid(os.getpid(), isolation.PROBE_LANE)
                              if os.geteuid() == 0 else None)
     level, refused, lacking = isolation.probe(mountpoint, probe_dir, sys.argv[3])
+    if level in isolation.SHARED_DEV_SHM:
+        semaphores.install()   # multiprocessing without /dev/shm, before any worker is forked (semaphores.py)
     sweep.remove_tree(probe_dir)
     os.mkdir(os.path.join(homes, ENDED), 0o700)   # ours alone: ended workers' folders wait here to be removed
     FirstZygote(control, shell, level, mountpoint, homes).start(refused, lacking)

@@ -133,8 +133,9 @@ def otter_config(assignment, autograder_dir="/autograder"):
 
 
 def student_requirements():
-    """What the student's kernel imports, pinned as in our environment: what Colab has (numpy, sympy, matplotlib,
-    pandas, tqdm, ipywidgets), so `import tqdm` costs a notebook nothing on otter's Gradescope image either."""
+    """What the student's kernel imports, pinned as in our environment: what the course offers of Colab's packages
+    (core/colab.py), so `import tqdm` or `import scipy` costs a notebook nothing on otter's Gradescope image
+    either."""
     from importlib.metadata import PackageNotFoundError, version
 
     lines = []

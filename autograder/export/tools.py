@@ -16,12 +16,14 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from ..core import colab
 from ..core.errors import AutograderError
 
 TOOLS = {"otter": "otter", "nbgrader": "nbgrader"}   # optional-dependency group -> command
 # What the student's kernel needs inside the tool's venv (as in .venv-student): what a notebook of the course
-# may import because Colab has it (pyproject.toml's `student` group pins each), and the kernel.
-COLAB_PACKAGES = ("numpy", "sympy", "matplotlib", "pandas", "tqdm", "ipywidgets")
+# may import because Colab has it (core/colab.py says why each; pyproject.toml's `student` group pins each), and
+# the kernel.
+COLAB_PACKAGES = tuple(colab.OFFERED)
 KERNEL_PACKAGES = (*COLAB_PACKAGES, "ipykernel")
 MARKER = ".installed"
 

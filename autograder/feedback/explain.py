@@ -13,6 +13,7 @@ import itertools
 import re
 
 from .. import runtime
+from ..core import colab
 
 # Why a whole hand-in did not run to a verdict on every case (submissions.status).
 SUBMISSION_STATUS = {
@@ -97,10 +98,17 @@ EXCEPTIONS = {
     "RecursionError": "The function calls itself too deeply: is there a base case that is always reached?",
     "AssertionError": "An assert in your code failed.",
     "MemoryError": "The function used more memory than allowed.",
-    "ModuleNotFoundError": "Your code imports a module that is not available to the grader; use only the "
-                           "standard library, numpy and sympy.",
-    "ImportError": "An import in your code failed; use only the standard library, numpy and sympy.",
+    "ImportError": "An import in your code failed: check the name you import, and that the package offers it "
+                   "at the version the course uses.",
     "StopIteration": "next() was called on an iterator that had nothing left.",
+    "SystemExit": "exit(), quit() or sys.exit() ends the notebook's Python session: in Colab, Run all stops at that "
+                  "line and no cell after it runs (the grader went on with the next cell). Remove the call; inside "
+                  "a function, use return.",
+    "StdinNotImplementedError": "Your code waits for a person to type something (input(), or breakpoint() and the "
+                                "debugger), and nobody can when a notebook is graded. Set the value in the code "
+                                "instead of asking for it, and remove breakpoint() calls.",
+    "BdbQuit": "The debugger (pdb.set_trace(), breakpoint() or %debug) waited for a person to type a command, and "
+               "nobody can when a notebook is graded: remove the debugger call.",
 }
 
 _EXCEPTION_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::|$)")
@@ -186,7 +194,8 @@ def exception_name(message):
 # Python's own exception classes: the only exception names a hidden case's feedback may show. A class
 # the notebook defines can be named anything (`type("Leak_0_2_4", (Exception,), {})` spells a hidden input).
 BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
-                               if isinstance(value, type) and issubclass(value, BaseException))
+                               if isinstance(value, type) and issubclass(value, BaseException)) | \
+    frozenset(("StdinNotImplementedError", "BdbQuit"))   # what input() and the debugger raise when graded
 NOTEBOOK_EXCEPTION = "an exception of a class the notebook defines"
 
 
@@ -198,12 +207,47 @@ def builtin_exception_name(message):
     return name if name in BUILTIN_EXCEPTIONS else NOTEBOOK_EXCEPTION
 
 
-def error_words(message):
-    """Plain words for an error message, by its exception type."""
+def error_words(message, cell=False):
+    """Plain words for an error message, by its exception type (`cell`: a notebook cell's, not a check's)."""
     name = exception_name(message)
+    where = "when this cell ran" if cell else "while running this check"
     if name is None:
-        return "Your code raised an error while running this check."
-    return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} while running this check.")
+        return f"Your code raised an error {where}."
+    if name == "ModuleNotFoundError":
+        return missing_module_words(message)
+    return EXCEPTIONS.get(name.rsplit(".", 1)[-1], f"Your code raised {name} {where}.")
+
+
+# Errors about how the notebook runs, not about what a function computes: their words say all (no case hint).
+NOT_THE_FUNCTION = frozenset(("SystemExit", "StdinNotImplementedError", "BdbQuit", "ModuleNotFoundError"))
+
+_MISSING_MODULE = re.compile(r"No module named '([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)'")
+
+
+def missing_module_words(message):
+    """What a student reads for `No module named 'x'`: the module, whether Colab has it, what the course offers."""
+    match = _MISSING_MODULE.search(message or "")
+    course = ("Python's standard library and " + ", ".join(colab.offered_imports()))
+    if not match or len(match.group(1)) > 100:
+        return f"Your code imports a module the grader does not have. The course offers {course}."
+    module = match.group(1)
+    top = module.split(".")[0]
+    if top in colab.offered_imports():
+        if module == top:   # offered, yet not installed: the grader's installation is at fault, not the notebook
+            return (f"Your code imports `{top}`, which the course offers, but the grader's installation lacks it: "
+                    "tell your instructor (the grader needs `pip install .` again).")
+        return (f"Your code imports `{module}`, which `{top}` does not have at the version the course uses: check "
+                f"the name (the course offers {course}).")
+    package = "google.colab" if module.startswith("google.colab") else top
+    if colab.colab_has(package):
+        reason = colab.why_left_out(package)
+        return (f"Your code imports `{package}`. Colab has it (its list of {colab.COLAB_AS_OF}), but this course's "
+                f"grader does not" + (f": {reason}" if reason else "") + f". The course offers {course}: write "
+                "that part with those, or ask your instructor.")
+    return (f"Your code imports `{package}`, which neither Colab (its list of {colab.COLAB_AS_OF}) nor this "
+            f"course's grader has, so a `!pip install` in the notebook would be needed, and the grader installs "
+            f"nothing. If it is a file of your own, hand it in beside the notebook; otherwise the course offers "
+            f"{course}: write that part with those.")
 
 
 def is_slow(status, message):
@@ -277,6 +321,37 @@ def hidden_words():
     words |= {f"{CASE_STATUS['error']} ({name})" for name in (*BUILTIN_EXCEPTIONS, NOTEBOOK_EXCEPTION)}
     words |= {f"{CASE_STATUS['failed']}: {line}" for line in SAFE_FAILED - {"wrong value"}}
     return frozenset(words)
+
+
+_LIBRARY_FILE = re.compile(r"/lib/python3\.\d+/(?:(?:site|dist)-packages/)?(?P<path>[^\"]+)$")
+
+
+def _in_library(file):
+    """A library's file (Python's own, an installed package's), or code one made at run time (`<string>`)."""
+    return bool(_LIBRARY_FILE.search(file)) or (file.startswith("<") and not file.startswith(("<ipython-input-",
+                                                                                               "<cell")))
+
+
+def raised_in_library(traceback):
+    """Where an error raised outside the student's code came from, and from which of their functions, in words:
+    'The error was raised inside Python's standard library (multiprocessing/synchronize.py), called by your
+    `count_solutions` (line 5): ...'.  None when it was raised in the student's own code (a cell, or
+    a module handed in beside the notebook).  The worker keeps the innermost frame with the student's
+    (engine/worker.py), so that both can be named."""
+    frames = list(_LAST_FRAME.finditer(traceback or ""))
+    if not frames or not _in_library(frames[-1].group("file")):
+        return None
+    yours = [i for i, f in enumerate(frames) if not _in_library(f.group("file"))]
+    entry = next((f for f in frames[yours[-1] + 1 if yours else 0:] if _LIBRARY_FILE.search(f.group("file"))), None)
+    if entry is None:
+        return None
+    path = _LIBRARY_FILE.search(entry.group("file")).group("path")
+    package = "site-packages/" in entry.group("file") or "dist-packages/" in entry.group("file")
+    where = f"`{path.split('/')[0]}`" if package else "Python's standard library"
+    caller = (f", called by your `{frames[yours[-1]].group('function')}` (line {frames[yours[-1]].group('line')})"
+              if yours else "")
+    return (f"The error was raised inside {where} ({path}){caller}: look at what that line asks of it (the "
+            "check's own hint is about your functions, which did not raise this).")
 
 
 _LAST_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.*))?',

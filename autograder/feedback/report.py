@@ -152,7 +152,7 @@ def class_report(course, assignment, out_dir):
     # Worst first: what most students got wrong is at the top.
     case_rows = sorted((s for s in stats.values() if s.total), key=lambda c: (c.rate, written[c.label]))
     order = {c.label: i for i, c in enumerate(case_rows)}
-    scores = [s.score for s in submissions]
+    scores = [s.score for s in submissions if not s.excused]     # an excused student is in no mean
     max_score = assignment.max_score
     causes, blamed = _root_causes(submissions, assignment)
     not_run = [s for s in submissions if s.student not in nothing_from and did_not_run_cleanly(s)]

@@ -112,6 +112,12 @@ def _public_item(row, case, expected, callers_of_cause):
             item["message"] = row.message
             item["error_words"] = explain.error_words(row.message)
             item["traceback"] = explain.short_traceback(row.traceback)
+            # The case's hint speaks of the student's functions: an error that came from elsewhere is named as such,
+            # and one that says how the notebook runs (exit(), input(), an import) is its own explanation.
+            if explain.exception_name(row.message) in explain.NOT_THE_FUNCTION:
+                item["hint"] = ""
+            elif library := explain.raised_in_library(row.traceback):
+                item["hint"] = library
         elif row.status == "timeout":
             item["message"] = explain.timeout_location(row.message, row.traceback) or row.message
             item["traceback"] = explain.short_traceback(row.traceback)
@@ -152,8 +158,8 @@ def student_view(submission, assignment, expected, course):
     problem = explain.submission_problem(submission.status, submission.message)
     if submission.status in FOR_THE_TEACHING_TEAM:    # the message is the grader's, for instructors: not shown
         problem = FOR_THE_TEACHING_TEAM[submission.status]
-    cell_errors = [dict(cell=e.cell, source=e.source, error=e.error, words=explain.error_words(e.error))
-                   for e in submission.cell_errors]
+    cell_errors = [dict(cell=e.cell, source=e.source, error=e.error,
+                        words=explain.error_words(e.error, cell=True)) for e in submission.cell_errors]
     if cell_errors and problem and submission.status == "graded":
         problem = None      # the failing cells, shown by name, say it better
     if submission.status != "empty" and explain.wrote_nothing(submission):
@@ -180,6 +186,9 @@ def student_view(submission, assignment, expected, course):
         late=submission.late_note if submission.late else "",      # what lateness cost, when it was late
         deadline=_own_deadline(submission),
         adjustment=_adjustment(submission),
+        # Slip days: how many this hand-in spent, and what the student's pool holds after it (every page shows it).
+        slip=submission.slip_note if submission.slip_days is not None else "",
+        excused=submission.excused.removeprefix("excused: ") if submission.excused else "",
         public=public,
         hidden=hidden,
         public_points=_number(sum(float(c["points"]) for c in public)),

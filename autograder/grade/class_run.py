@@ -31,6 +31,7 @@ from ..intake.times import apply_times, read_times, times_notes
 from ..intake.cells import SubmissionError, read_cells
 from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
+from .regrades import say_why_regraded
 
 
 @dataclass(frozen=True)
@@ -206,10 +207,12 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         gradebook.set_placement(assignment.id, handin)
     _same_class(gradebook, assignment.id, intake, out, options.merge, events)
     key = assignment.grader_key(settings)
+    gradebook.upgrade_key(assignment.id, assignment.legacy_grader_key(settings), key)
     considered = intake.handins
     if options.student is not None:
         considered = _only(options.student, records, intake.handins)
     todo = [h for h in considered if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
+    say_why_regraded(gradebook, assignment.id, todo, key, options.regrade, events)
     # A times file speaks of hand-ins already graded too: their lateness follows it, without a regrade.
     retimed = sum(gradebook.set_time(assignment.id, h) for h in considered if h not in todo) if options.times else 0
     csv_path = out / "grades.csv"
@@ -247,7 +250,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         _keep_code(gradebook, considered)
     except KeyboardInterrupt:
         os.umask(mask)
-        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
+        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
         gradebook.export_csv(assignment.id, csv_path)
         gradebook.close()
         raise GradingInterrupted(graded[0], len(todo), csv_path, options.regrade) from None
@@ -255,7 +258,7 @@ def _grade_class(course, assignment, inputs, out, options, events, times):
         os.umask(mask)
         if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
             signal.signal(signal.SIGINT, previous)
-    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
+    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
     gradebook.export_csv(assignment.id, csv_path)
     rows = gradebook.grades(assignment.id)
     absent = gradebook.absent(assignment.id)

@@ -9,13 +9,16 @@ grades/<id>/, or what course.toml says), never where some `grade --out` last
 wrote: a trial run or `make demo` elsewhere cannot change what these verbs read.
 """
 
+import os
 import shlex
 import sys
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.assignment import load_assignment
 from ..core.course import late_rules
+from ..roster.store import CourseRecords
 from ..gradebook import Gradebook, lock
 from ..gradebook.store import ABSENT, NOT_GRADED, set_aside
 from ..gradebook.read import gradebook_path
@@ -68,11 +71,74 @@ def refresh(course, assignment, records):
     gradebook = Gradebook(gradebook_path(folder))
     try:
         rules = (gradebook.saved_rules(assignment.id) or late_rules(course, assignment.id)).in_zone(course.zone)
-        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score)
+        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
         gradebook.export_csv(assignment.id, folder / "grades.csv")
         return Refreshed(assignment.id, folder, gradebook.grades(assignment.id))
     finally:
         gradebook.close()
+
+
+def refresh_all(course, records, assignment_ids=None):
+    """Refresh every graded assignment (or those named): after a change that reaches all of them (a roster
+    import, a slip-day decision, whose allocation runs across the semester).  [Refreshed]."""
+    done = []
+    for assignment_id in assignment_ids or course.assignment_ids():
+        refreshed = refresh(course, load_assignment(course, assignment_id), records)
+        if refreshed is not None:
+            done.append(refreshed)
+    return done
+
+
+def bring_up_to_date(course, assignment, folder):
+    """Apply the course's records and today's date again to the gradebook in `folder` before it is read (by
+    `release`, `gradebook`, `feedback`, `report`): whoever ran last, and however long ago, a roster student with no
+    hand-in is `missing`, `excused` or `not-yet` by the one rule (gradebook/semester.py), and the slip days
+    spent are those the semester's hand-ins call for now.  A gradebook graded without the roster (`--no-roster`,
+    `make demo`) is refreshed without it.  Returns a note for people, or "" (nothing to say)."""
+    folder = Path(folder)
+    path = gradebook_path(folder)
+    if not path.is_file():
+        return ""
+    if not (os.access(path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)):
+        return (f"note: {path} is read-only for this user: read as its last refresh left it (who is missing or "
+                "excused, and slip days, as of then)")
+    records = CourseRecords.if_any(course)
+    try:
+        with lock.exclusive_unless_read(folder, shlex.join(["autograder", *sys.argv[1:]])) as alone:
+            if not alone:           # readers hold it, each brought it up to date as it started
+                return ""
+            gradebook = Gradebook(path)
+            try:
+                if assignment.id not in gradebook.assignments():
+                    return ""
+                mine = course.is_grades_dir(assignment.id, folder) or gradebook.graded_with_roster(assignment.id)
+                rules = (gradebook.saved_rules(assignment.id) or late_rules(course, assignment.id)).in_zone(course.zone)
+                gradebook.apply_lateness(assignment.id, rules, records if mine else None, assignment.max_score, course)
+                gradebook.export_csv(assignment.id, folder / "grades.csv")
+            finally:
+                gradebook.close()
+    finally:
+        if records is not None:
+            records.close()
+    return ""
+
+
+def slip_days_spent(course):
+    """{student: {assignment: slip days its counted hand-in spent}} of the course's gradebooks, as their last
+    refresh left them."""
+    spent = {}
+    for assignment_id in course.assignment_ids():
+        folder = gradebook_dir(course, assignment_id)
+        if folder is None:
+            continue
+        gradebook = Gradebook(gradebook_path(folder))
+        try:
+            for row in gradebook.grades(assignment_id):
+                if row.slip_days:
+                    spent.setdefault(row.student, {})[assignment_id] = row.slip_days
+        finally:
+            gradebook.close()
+    return spent
 
 
 def handin_keys(course, assignment_id):

@@ -57,6 +57,36 @@ def exclusive(folder, command):
 
 
 @contextmanager
+def exclusive_unless_read(folder, command):
+    """Hold `folder`'s lock alone, as `exclusive`, and yield True; or yield False, at once and without it, while
+    commands that only read hold it (they brought it up to date as they started: see grade/refresh.py); raise
+    GradebookBusy while a command that changes the folder holds it."""
+    fd = _open(Path(folder), write=True)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            if error.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            holder = _holder(Path(folder))
+            if holder:
+                raise GradebookBusy(f"{folder} is in use: {_describe(holder)}, so nothing was done. Wait for it "
+                                    "to finish (or stop it) and run this again") from None
+            yield False
+            return
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps({"pid": os.getpid(), "user": user(), "host": socket.gethostname(),
+                                   "since": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+                                   "command": str(command)[:1000]}) + "\n").encode("utf-8"), 0)
+        try:
+            yield True
+        finally:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
 def shared(folder):
     """Hold `folder`'s lock beside other readers while the block runs; GradebookBusy while a command that
     changes the folder holds it.  A folder with no lock file that this user may not write cannot be being

@@ -18,7 +18,7 @@ from ..core.sharing import check_access
 from . import schema
 from .code import read_code
 from .schema import check_file
-from .store import Gradebook, GradebookError, graded_apart, rubrics_of
+from .store import Gradebook, GradebookError, graded_apart, rubrics_of, stale_of
 
 
 class FeedbackError(AutograderError):
@@ -75,6 +75,9 @@ class SubmissionRow:
     lms_prefix: str | None = ""
     repository: str | None = ""
     on_roster: int | None = None      # 1 on the roster, 0 a hand-in that matches nobody on it, None: no roster
+    excused: str = ""                 # why the student is excused from the assignment ("" when not)
+    slip_days: int | None = None      # slip days this hand-in spent (None: the course has none)
+    slip_note: str = ""               # how many, and what the student's pool holds after this assignment
 
     @property
     def display_name(self):
@@ -164,7 +167,8 @@ def choose_assignment(out_dir, assignment_id):
 IDENTITY = ("lms", "lms_id", "lms_prefix", "repository")
 # Read when the gradebook has them (older versions lack some): NULL otherwise.
 OPTIONAL_COLUMNS = ("name", "email", "late", "penalty", "late_note", "raw_score", "deadline", "deadline_note",
-                    "adjustment", "adjust_note", "late_score", "on_roster", *IDENTITY)
+                    "adjustment", "adjust_note", "late_score", "on_roster", "excused", "slip_days", "slip_note",
+                    *IDENTITY)
 
 
 @_one_line_errors
@@ -184,7 +188,7 @@ def load_submissions(out_dir, assignment_id):
         result = []
         for (sid, student, assignment, source, submitted_at, score, max_score, status, message, seconds,
              student_seconds, handins, name, email, late, penalty, late_note, raw_score, deadline, deadline_note,
-             adjustment, adjust_note, late_score, on_roster, *who) in rows:
+             adjustment, adjust_note, late_score, on_roster, excused, slip_days, slip_note, *who) in rows:
             cell_errors = tuple(CellError(cell=r[0] or 0, source=r[1] or "", error=r[2] or "") for r in db.execute(
                 "SELECT cell, source, error FROM cell_errors WHERE submission_id = ? ORDER BY position",
                 (sid,))) if "cell_errors" in tables else ()
@@ -205,6 +209,7 @@ def load_submissions(out_dir, assignment_id):
                 penalty=penalty or 0.0, late_note=late_note or "", raw_score=raw_score,
                 cell_errors=cell_errors, deadline=deadline or "", deadline_note=deadline_note or "",
                 adjustment=adjustment, adjust_note=adjust_note or "", late_score=late_score, on_roster=on_roster,
+                excused=excused or "", slip_days=slip_days, slip_note=slip_note or "",
                 **dict(zip(IDENTITY, [value or "" for value in who] if known else [None] * len(IDENTITY)))))
         return result
     finally:
@@ -223,6 +228,7 @@ class AbsentRow:
     deadline: str
     deadline_note: str
     adjust_note: str
+    note: str = ""      # why it is what it is: an excuse's reason, a late joiner's date
 
 
 @_one_line_errors
@@ -232,9 +238,12 @@ def load_absent(out_dir, assignment_id):
     try:
         if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'absent'").fetchone():
             return []
-        return [AbsentRow(r[0], r[1] or r[0], r[2], r[3] or 0.0, r[4] or 0.0, r[5] or "", r[6] or "", r[7] or "")
+        note = "note" if "note" in database.columns(db, "absent") else "NULL"
+        return [AbsentRow(r[0], r[1] or r[0], r[2], r[3] or 0.0, r[4] or 0.0, r[5] or "", r[6] or "", r[7] or "",
+                          r[8] or "")
                 for r in db.execute("SELECT student, name, status, score, max_score, deadline, deadline_note, "
-                                    "adjust_note FROM absent WHERE assignment = ? ORDER BY student", (assignment_id,))]
+                                    f"adjust_note, {note} FROM absent WHERE assignment = ? ORDER BY student",
+                                    (assignment_id,))]
     finally:
         db.close()
 
@@ -313,6 +322,12 @@ def load_graded_files(out_dir, assignment_id):
 def load_graded_apart(out_dir, assignment_id):
     """[(student, name)] graded with other cases, expected values or limits than most of the class (store.py)."""
     return _reading(out_dir, lambda db: graded_apart(rubrics_of(db, assignment_id)))
+
+
+@_one_line_errors
+def load_stale(out_dir, assignment_id, rubric):
+    """[(student, name)] graded under a rubric that is no longer the assignment's (`rubric`, store.stale_of)."""
+    return _reading(out_dir, lambda db: stale_of(db, assignment_id, rubric))
 
 
 @_one_line_errors

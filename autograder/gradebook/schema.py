@@ -10,6 +10,10 @@ Versions (recorded in `PRAGMA user_version`; core/database.py runs the steps):
   3  a hand-in the roster cannot place says why (unplaced, graded or pending): while one does, nobody without
      a hand-in is `missing`; and what orders two hand-ins of one student the LMS gave no time (lms_order, the
      LMS's own; given, when its download was given to `grade`)
+  4  what `release --to canvas` sent to Canvas, student by student (lms_sent): a re-run sends only what
+     changed, and resumes where a stopped one left off (gradebook/lms_sent.py)
+  5  slip days spent on each hand-in and what they left (slip_days, slip_note); an excused student's hand-in says
+     why (excused); a roster student's row with no hand-in says why it is what it is (absent.note: `excused`)
 
 When you change a table: add a step at the end of STEPS (never edit one that shipped), and before it
 ships, add the previous version's databases to tests/gradebook/schemas/ (make_semester.py there).
@@ -109,6 +113,13 @@ PLACING_COLUMNS = (
     ("lms_order", "INTEGER"), ("given", "TEXT"))
 
 
+# Version 5: slip days (core/slip_days.py) and excuses (roster/store.py), applied at every refresh.
+SEMESTER_COLUMNS = (
+    ("slip_days", "INTEGER"),  # slip days spent on this hand-in (the counted one; NULL: the course has none)
+    ("slip_note", "TEXT"),     # how many, why, and what the student's pool holds after this assignment
+    ("excused", "TEXT"))       # the student is excused from the assignment: why (NULL: not excused)
+
+
 def _to_v1(db):
     """Whatever an unversioned gradebook holds, made version 1: the missing tables and columns added."""
     for statement in database.statements(SCHEMA_V1):
@@ -138,7 +149,35 @@ def _to_v3(db):
     database.add_columns(db, "pending", PLACING_COLUMNS[:1])    # a hand-in not graded yet may be unplaced too
 
 
-STEPS = (_to_v1, _to_v2, _to_v3)
+# Version 4: every send to an LMS's API, and its answer (gradebook/lms_sent.py reads and writes it).
+LMS_SENT = """
+CREATE TABLE IF NOT EXISTS lms_sent (
+    id INTEGER PRIMARY KEY, assignment TEXT NOT NULL, student TEXT NOT NULL,
+    lms TEXT NOT NULL,              -- canvas
+    lms_user TEXT,                  -- the LMS's id of the student (Canvas user id)
+    lms_submission TEXT,            -- the LMS's id of their submission
+    attempt INTEGER,                -- the attempt graded, as the LMS numbers them (NULL: not known)
+    score REAL,                     -- the grade sent (NULL: none was sent, a comment alone)
+    comment_sha256 TEXT,            -- a hash of the comment and of the file attached (NULL: no comment)
+    sent_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,          -- sent | failed | unknown (no answer: whether it arrived is checked first)
+    answer TEXT);                   -- what the LMS answered, in short (its status, ids, its own error words)
+CREATE INDEX IF NOT EXISTS lms_sent_by_student ON lms_sent (assignment, lms, student, id);
+"""
+
+
+def _to_v4(db):
+    for statement in database.statements(LMS_SENT):
+        db.execute(statement)
+
+
+def _to_v5(db):
+    """Rows written before had no slip days and no excuse: NULL says so."""
+    database.add_columns(db, "submissions", SEMESTER_COLUMNS)
+    database.add_columns(db, "absent", (("note", "TEXT"),))
+
+
+STEPS = (_to_v1, _to_v2, _to_v3, _to_v4, _to_v5)
 VERSION = len(STEPS)
 
 
@@ -191,7 +230,8 @@ def check_file(db, path, error_class):
                           "or restore it from a backup")
     required, current = dict(REQUIRED_COLUMNS), database.schema_version(db) == VERSION
     if current:
-        required["submissions"] = required["submissions"] | {c for c, _ in ADDED_BEFORE_V1 + IDENTITY_COLUMNS + PLACING_COLUMNS}
+        required["submissions"] = required["submissions"] | {c for c, _ in ADDED_BEFORE_V1 + IDENTITY_COLUMNS + PLACING_COLUMNS
+                                                                  + SEMESTER_COLUMNS}
     for table, wanted in required.items():
         have = database.columns(db, table)
         if (have or current) and not wanted <= have:

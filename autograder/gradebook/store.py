@@ -21,9 +21,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from ..core import database, lateness
+from ..core.assignment import rubric_of
 from . import code, schema
 from ..core.course import LateRules
 from ..roster.store import apply_adjustments
+from .semester import semester_of
 from ..core.csv_cells import Number, csv_text
 from ..core.errors import AutograderError
 from ..core.sharing import check_access, new_database
@@ -32,7 +34,7 @@ KEY_VERSION = 2
 
 CSV_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message", "name", "handed_in_at",
                "time_source", "late", "penalty", "late_note", "source", "handins", "isolation", "rerun",
-               "deadline", "adjustment", "adjust_reason", "on_roster")
+               "deadline", "adjustment", "adjust_reason", "on_roster", "excused", "slip_days", "slip_note")
 
 
 class GradebookError(AutograderError):
@@ -268,14 +270,16 @@ class Gradebook:
                         (newest[0], assignment, student))
 
     @_one_line_errors
-    def apply_lateness(self, assignment, rules, records=None, max_score=None):
-        """Late or not, how late, the penalty, the adjustments and the score after them, for every hand-in of
-        `assignment`; and, with a roster, a `missing`, `not-yet` or `unresolved` row for each roster student with
-        none: `unresolved` (no score) instead of `missing` while a hand-in the roster cannot place may be theirs
-        (the teaching team places each with `autograder roster place`, or sets it aside as nobody's).
+    def apply_lateness(self, assignment, rules, records=None, max_score=None, course=None):
+        """Late or not, how late, the slip days spent, the penalty, the adjustments and the score after them, for
+        every hand-in of `assignment`; and, with a roster, a `missing`, `not-yet`, `excused` or `unresolved` row
+        for each roster student with none (semester.py has the one rule): `unresolved` (no score) instead of
+        `missing` while a hand-in the roster cannot place may be theirs (the teaching team places each with
+        `autograder roster place`, or sets it aside as nobody's).
 
-        `records` is the course's roster.CourseRecords (None: the course keeps none).  Returns the counted
-        hand-ins that were late: [(student, name, note)].
+        `records` is the course's roster.CourseRecords (None: the course keeps none); `course` gives the course's
+        policies (late joiners, slip days) and the other assignments' gradebooks slip days are counted across.
+        Returns the counted hand-ins that were late: [(student, name, note)].
         """
         self._save_rules(assignment, rules)
         with self.db:
@@ -283,6 +287,7 @@ class Gradebook:
             for (student,) in self.db.execute("SELECT student FROM submissions WHERE assignment = ? GROUP BY "
                                               "student HAVING COUNT(*) > 1", (assignment,)).fetchall():
                 self._recount(assignment, student)
+        semester = semester_of(course, records, assignment, _read_only)
         roster = records.students() if records is not None else []
         on_roster = {s.key for s in roster}
         adjustments = {}
@@ -296,18 +301,25 @@ class Gradebook:
         with self.db:
             for sid, student, submitted_at, late_mark, raw_score, status, counted, row_max in rows:
                 deadline, why = own_deadline(student)
-                found = lateness.assess(submitted_at, None if late_mark is None else bool(late_mark),
-                                        raw_score or 0.0, replace(rules, deadline=deadline), extended=why)
+                mark = None if late_mark is None else bool(late_mark)
+                found = lateness.assess(submitted_at, mark, raw_score or 0.0, replace(rules, deadline=deadline),
+                                        extended=why)
+                seconds = found.seconds      # how late against the student's own deadline, before slip days
+                slip_days = slip_note = None
+                if counted:
+                    found, slip_days, slip_note = semester.with_slip_days(
+                        student, found, status, submitted_at, mark, raw_score or 0.0, rules, deadline, why)
                 mine = adjustments.get(student, [])
                 score = apply_adjustments(found.score, mine)
                 self.db.execute(
                     "UPDATE submissions SET score = ?, late = ?, late_seconds = ?, penalty = ?, late_note = ?, "
                     "late_score = ?, adjustment = ?, adjust_note = ?, deadline = ?, deadline_note = ?, "
-                    "on_roster = ? WHERE id = ?",
-                    (score, _flag(found.late), found.seconds, found.penalty, found.note, found.score,
+                    "on_roster = ?, slip_days = ?, slip_note = ?, excused = ? WHERE id = ?",
+                    (score, _flag(found.late), seconds, found.penalty, found.note, found.score,
                      round(score - found.score, 4) if mine else None, _adjust_note(mine),
                      deadline.isoformat() if deadline else None, why,
-                     None if records is None or not on_roster else int(student in on_roster), sid))
+                     None if records is None or not on_roster else int(student in on_roster), slip_days, slip_note,
+                     semester.excused(student) or None, sid))
                 if max_score is None:
                     max_score = row_max
             self.db.execute("DELETE FROM absent WHERE assignment = ?", (assignment,))
@@ -320,13 +332,15 @@ class Gradebook:
                     continue
                 deadline, why = own_deadline(student.key)
                 passed = deadline is not None and deadline <= moment
+                status, note = semester.absent_status(student.key, deadline, passed, bool(unplaced))
                 mine = adjustments.get(student.key, [])
-                status = "not-yet" if not passed else UNRESOLVED if unplaced else "missing"
-                score = None if status == UNRESOLVED else apply_adjustments(0.0, mine) if passed or mine else 0.0
-                self.db.execute("INSERT INTO absent VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                score = (None if status in (UNRESOLVED, EXCUSED) else apply_adjustments(0.0, mine)
+                         if passed or mine else 0.0)
+                self.db.execute("INSERT INTO absent (assignment, student, name, status, score, max_score, deadline, "
+                                "deadline_note, adjustment, adjust_note, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 (assignment, student.key, student.name, status, score,
                                  max_score or 0.0, deadline.isoformat() if deadline else None, why,
-                                 score if mine else None, _adjust_note(mine)))
+                                 score if mine and score is not None else None, _adjust_note(mine), note or None))
         return self.db.execute("SELECT student, name, late_note FROM submissions WHERE assignment = ? "
                                "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
 
@@ -353,6 +367,59 @@ class Gradebook:
             return datetime.fromisoformat(row[0]).tzinfo if row and row[0] else None
         except ValueError:
             return None
+
+    @_one_line_errors
+    def upgrade_key(self, assignment, legacy, key):
+        """Hand-ins an older version graded under the key it stored, `legacy`, which is today's `key`: the same
+        rubric and options, so they keep their grading and get the key that says so (Assignment.grader_key)."""
+        with self.db:
+            self.db.execute("UPDATE submissions SET grader_key = ? WHERE assignment = ? AND grader_key = ?",
+                            (key, assignment, legacy))
+
+    @_one_line_errors
+    def regrade_reasons(self, assignment, handins, key):
+        """Why each of `handins` is graded again (this run's grader `key`), in words for people:
+        {reason: [hand-in]}; a hand-in never graded before is in none."""
+        found = {}
+        rubric = rubric_of(key)
+        for handin in handins:
+            rows = self.db.execute("SELECT grader_key, status FROM submissions WHERE assignment = ? AND student = ? "
+                                   "AND source = ? AND sha256 = ?", (assignment, handin.student, handin.source,
+                                                                     handin.sha256)).fetchall()
+            waiting = self.db.execute("SELECT 1 FROM pending WHERE assignment = ? AND student = ? AND source = ? "
+                                      "AND sha256 = ?", (assignment, handin.student, handin.source,
+                                                         handin.sha256)).fetchone()
+            if not rows:
+                continue
+            old_key, status = rows[0]
+            if waiting:
+                why = "set out to be graded again by a run that stopped before it got to them"
+            elif old_key != key and rubric_of(old_key) is None:
+                why = "graded by an earlier version of the grader, which did not record the rubric it graded under"
+            elif rubric_of(old_key) != rubric:
+                why = ("graded under cases, points, expected values or limits that are no longer the assignment's "
+                       "(cases.toml, expected.json or timing.json changed since)")
+            elif old_key != key:
+                why = "graded with other options (--timeout, --limit-floor, --limit-factor, --submission-timeout)"
+            elif status == "grader-error":
+                why = "the grader failed on them last time"
+            else:
+                why = "--regrade"
+            found.setdefault(why, []).append(handin)
+        return found
+
+    @_one_line_errors
+    def stale(self, assignment, rubric):
+        """[(student, name)] whose counted hand-in was graded under a rubric no longer the assignment's."""
+        return stale_of(self.db, assignment, rubric)
+
+    @_one_line_errors
+    def graded_with_roster(self, assignment):
+        """Was `assignment` graded against the course's roster (a row says whether it is on it, or a roster
+        student's row without a hand-in is kept)?  Not a `--no-roster` run's, nor one before any roster."""
+        return bool(self.db.execute("SELECT 1 FROM submissions WHERE assignment = ? AND on_roster IS NOT NULL "
+                                    "UNION SELECT 1 FROM absent WHERE assignment = ? LIMIT 1",
+                                    (assignment, assignment)).fetchone())
 
     @_one_line_errors
     def graded_apart(self, assignment):
@@ -440,17 +507,19 @@ class Gradebook:
             "WHERE t.assignment = s.assignment AND t.student = s.student), "
             # The isolation layer of the run that graded it: "none" marks an unprotected grading.
             "(SELECT r.isolation FROM runs r WHERE r.id = s.run_id), s.rerun, s.deadline, s.adjustment, "
-            "s.adjust_note, s.on_roster, s.repository "
+            "s.adjust_note, s.on_roster, s.repository, s.excused, s.slip_days, s.slip_note "
             "FROM submissions s WHERE s.assignment = ? AND s.counted = 1 ORDER BY s.student",
             (assignment,)).fetchall()
         found = _not_graded(self.db, assignment, [self._said_how_it_counts(GradeRow(*row)) for row in rows])
-        for student, name, status, score, max_score, deadline, adjustment, adjust_note in self.db.execute(
-                "SELECT student, name, status, score, max_score, deadline, adjustment, adjust_note FROM absent "
+        for student, name, status, score, max_score, deadline, adjustment, adjust_note, note in self.db.execute(
+                "SELECT student, name, status, score, max_score, deadline, adjustment, adjust_note, note FROM absent "
                 "WHERE assignment = ?", (assignment,)):
             message = ABSENT_MESSAGES.get(status, status).format(assignment=assignment)
+            if note:
+                message = note if status == EXCUSED else f"{message}; {note}"
             found.append(GradeRow(student, assignment, score or 0.0, max_score or 0.0, status, message, name, None,
                                   None, None, None, None, None, 0, None, None, deadline, adjustment, adjust_note,
-                                  1))
+                                  1, None, note if status == EXCUSED else None))
         return sorted(found, key=lambda row: row.student)
 
     def _said_how_it_counts(self, row):
@@ -472,7 +541,8 @@ class Gradebook:
                  f"{r.penalty or 0:g}",
                  r.late_note or "", r.source or "", r.handins, r.isolation or "", r.rerun or "",
                  r.deadline or "", "" if r.adjustment is None else Number(r.adjustment), r.adjust_note or "",
-                 {1: "yes", 0: "no"}.get(r.on_roster, ""))
+                 {1: "yes", 0: "no"}.get(r.on_roster, ""), r.excused or "",
+                 "" if r.slip_days is None else r.slip_days, r.slip_note or "")
                 for r in self.grades(assignment)]
         path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
 
@@ -501,6 +571,9 @@ class GradeRow:
     adjust_note: str | None = None    # their reasons
     on_roster: int | None = None  # 1 on the roster, 0 a hand-in that matches nobody on it, None: no roster
     repository: str | None = None     # the GitHub Classroom clone it came from, as intake read it
+    excused: str | None = None    # why the student is excused from the assignment (None: not excused)
+    slip_days: int | None = None  # slip days the counted hand-in spent (None: the course has none)
+    slip_note: str | None = None  # how many, and what the student's pool holds after this assignment
 
 
 NOT_GRADED = "not-graded"
@@ -539,6 +612,26 @@ def rubrics_of(db, assignment):
                                          "AND counted = 1 ORDER BY student", (assignment,)):
         found.setdefault(key or "", []).append((student, name or student))
     return found
+
+
+def _read_only(folder):
+    """Another assignment's gradebook in `folder`, read-only (None when it has none, or it cannot be read)."""
+    path = folder / "gradebook.db"
+    if not path.is_file():
+        return None
+    try:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.DatabaseError:
+        return None
+
+
+def stale_of(db, assignment, rubric):
+    """[(student, name)] of `assignment`'s counted hand-ins graded under a rubric that is no longer the
+    assignment's (`rubric`: Assignment.rubric_key()): cases, points, expected values or limits changed since.
+    A key an older version stored says nothing of its rubric: such a row is not called stale."""
+    return [(student, name or student) for key, student, name in db.execute(
+        "SELECT grader_key, student, name FROM submissions WHERE assignment = ? AND counted = 1 ORDER BY student",
+        (assignment,)) if rubric_of(key) not in (None, rubric)]
 
 
 def graded_apart(rubrics):
@@ -617,14 +710,16 @@ def _flag(value):
 
 # The statuses of roster students with no hand-in (not hand-ins: no lateness, no feedback page).
 UNRESOLVED = "unresolved"
-ABSENT = ("missing", "not-yet", UNRESOLVED)
+EXCUSED = "excused"
+ABSENT = ("missing", "not-yet", UNRESOLVED, EXCUSED)
 ABSENT_MESSAGES = {
     "missing": "nothing handed in, and the deadline has passed",
     "not-yet": "nothing handed in yet; the deadline has not passed",
+    EXCUSED: "excused: not due from them, and in no mean or total",
     UNRESOLVED: "nothing handed in under their name, but a hand-in the roster cannot place may be theirs: no grade "
                 "until each is placed (`autograder roster place --assignment {assignment}` lists them)"}
 # Rows whose score is not known, or not due: blank in grades.csv and in every LMS file, never a number.
-NO_SCORE = ("not-yet", UNRESOLVED, "not-graded")
+NO_SCORE = ("not-yet", UNRESOLVED, "not-graded", EXCUSED)
 
 
 def set_aside(records, assignment):

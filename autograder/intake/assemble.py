@@ -50,6 +50,7 @@ class Found:
     notes: tuple = ()                  # what intake says of this submission (a Blackboard attempt's number ...)
     where: str = ""                    # the folder it sits in, within its student's submission
     position: int = 0                  # which of the paths given to `grade` it came from (0, 1, ...)
+    as_notebook: bool = False          # a notebook under another suffix (`n-queens.ipynb.txt`), read as one
 
 
 @dataclass
@@ -95,8 +96,8 @@ def submissions(found_files, notebook_name, warnings):
         groups[(found.who.key, found.group)].append(found)
     result, split = [], defaultdict(list)
     for (_, _), members in sorted(groups.items(), key=lambda item: item[0]):
-        notebooks = [f for f in members if f.path.suffix.lower() == ".ipynb"]
-        helpers = [f for f in members if f.path.suffix.lower() == ".py"]
+        notebooks = [f for f in members if f.path.suffix.lower() == ".ipynb" or f.as_notebook]
+        helpers = [f for f in members if f.path.suffix.lower() == ".py" and not f.as_notebook]
         if not notebooks:
             notebooks, helpers = helpers, []
         who = members[0].who
@@ -126,6 +127,14 @@ def _cannot_tell(who, notebooks, notebook_name):
                 f"{who.name!r}")
     if who.lms == "file" and generic(who.original or notebooks[0].original, notebook_name):
         return f"{len(notebooks)} notebooks are named after the assignment, not after a student"
+    if who.lms == "file" and len({f.original for f in notebooks}) < len(notebooks):
+        # A zip holding one name more than once: which entry came first says nothing of whose each is.
+        return f"a zip holds {len(notebooks)} notebooks of one name, each claiming {who.name!r}"
+    # A class's download inside one folder or zip (an unzipped Canvas download beside its zip): notebooks
+    # named by an LMS for different students are never one student's submission.
+    if len({found.key for found in (identity.lms_file(f.original) for f in notebooks) if found}) > 1:
+        return (f"{who.name}{'' if who.lms == 'zip' else '/'} holds {len(notebooks)} notebooks named by an LMS "
+                "for different students (if it is an LMS's download, give it alone on the command line)")
     if len(folders) > 1:
         return f"{who.name}{'' if who.lms == 'zip' else '/'} holds {len(notebooks)} notebooks in different folders"
     return ""
@@ -165,8 +174,14 @@ def nothing_to_grade(what):
     files = sorted({w for w in what if w not in entries and w not in zips})
     if files:
         shown = ", ".join(files[:3]) + (" ..." if len(files) > 3 else "")
+        quarto = [f for f in files if PurePosixPath(f).suffix.lower() == ".qmd"]
+        # otter-grader 7 grades Quarto and R Markdown only for R assignments; a Python one is graded from its
+        # notebook, which `quarto convert` writes.
+        hint = (f"; a Quarto document is not graded: `quarto convert {quarto[0]}` writes the notebook "
+                f"{PurePosixPath(quarto[0]).stem}.ipynb, to hand in instead") if quarto else \
+            "; hand in the notebook itself (in Colab: File > Download > Download .ipynb)"
         return "wrong-file-type", (f"no notebook was handed in, only {shown}" + (f" and {', '.join(entries)}"
-                                   if entries else "") + ": not a notebook (.ipynb) or Python file (.py)")
+                                   if entries else "") + ": not a notebook (.ipynb) or Python file (.py)" + hint)
     if entries:
         return "no-notebook", f"no notebook was handed in, only {' and '.join(entries)}"
     if zips:

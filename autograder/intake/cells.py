@@ -76,11 +76,12 @@ def read_notebook(path):
 def parse(raw, name):
     """The Notebook in `raw` (a notebook's or a .py file's bytes); `name` is for messages and the file type."""
     notes = ()
+    raw, notes = _from_utf16(raw, name)
     stripped = raw.rstrip(b"\x00")
     if len(stripped) < len(raw):
         # A sync client or a save cut short leaves a file padded with NUL bytes after its last byte: what
         # comes before them is the notebook, if it is one; the row says what was cut off.
-        notes = (f"{NOTE}{name} ended in {len(raw) - len(stripped):,} NUL bytes (written by a sync client or a "
+        notes += (f"{NOTE}{name} ended in {len(raw) - len(stripped):,} NUL bytes (written by a sync client or a "
                  "save cut short), which were left out: the notebook before them was graded",)
         raw = stripped
     if not raw.strip():
@@ -113,7 +114,7 @@ def _notebook(raw, text, name):
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        raise SubmissionError("invalid-notebook", f"{name} is not a notebook (not valid JSON)") from None
+        raise SubmissionError("invalid-notebook", f"{name} is not a notebook ({_not_json_because(text)})") from None
     except RecursionError:        # json's own depth guard: no notebook nests a thousand levels
         raise SubmissionError("invalid-notebook", f"{name} nests too deeply to be a notebook") from None
     if not isinstance(data, dict):
@@ -134,6 +135,55 @@ def _notebook(raw, text, name):
     named = metadata.get("autograder", {}).get("assignment") if isinstance(metadata.get("autograder"),
                                                                             dict) else None
     return Notebook(tuple(cells), named if isinstance(named, str) and named else None, language)
+
+
+_UTF16_BOMS = ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+_LFS_POINTER = "version https://git-lfs.github.com/spec/v1"
+_CONFLICT_LINES = ("<<<<<<< ", "=======", ">>>>>>> ")   # in this order, each at the start of a line
+
+
+def _from_utf16(raw, name):
+    """(the bytes as UTF-8, notes): a notebook saved as UTF-16 with its byte order mark, as Windows PowerShell
+    5.1's `>` and `Out-File` write one, is the same notebook; anything else is left as it is."""
+    for bom, codec in _UTF16_BOMS:
+        if raw.startswith(bom) and not raw.startswith(b"\xff\xfe\x00\x00"):     # (that one is UTF-32)
+            try:
+                text = raw[len(bom):].decode(codec)
+            except UnicodeDecodeError:
+                return raw, ()            # not UTF-16 after all: judged as the bytes it is
+            return text.encode("utf-8", "surrogatepass"), (
+                f"{NOTE}{name} was saved as UTF-16 (as Windows PowerShell 5.1's `>` writes a file), not UTF-8 as "
+                "Jupyter saves notebooks: it was read as UTF-16",)
+    return raw, ()
+
+
+def _not_json_because(text):
+    """Why a hand-in that is not JSON is not a notebook, in the words that say what it is, when that is certain."""
+    start = text.lstrip()[:200].lower()
+    if start.startswith(("<!doctype html", "<html")):
+        return ("it is a web page (HTML): the page that shows the notebook, saved from the browser, not the "
+                "notebook itself. On GitHub use the *Download raw file* button; in Colab, File → Download → "
+                "Download .ipynb")
+    if text.lstrip().startswith(_LFS_POINTER):
+        return ("it is a Git LFS pointer, the few lines git keeps in place of a large file: the notebook itself is "
+                "in the repository's LFS storage. Run `git lfs pull` (or use GitHub's *Download raw file* button) "
+                "and hand in the file it gives")
+    if _has_conflict(text):
+        return ("it holds git's merge-conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`), left from a merge or a "
+                "pull that was never resolved. Keep one side of each conflict (or take the notebook again from "
+                "Colab), check that it opens in Jupyter, and hand it in again")
+    return "not valid JSON"
+
+
+def _has_conflict(text):
+    """Does `text` hold a merge conflict: `<<<<<<< `, `=======` and `>>>>>>> ` lines, in that order?  (One pass.)"""
+    wanted = 0
+    for line in text.splitlines():
+        if line.startswith(_CONFLICT_LINES[wanted]) and (wanted != 1 or line.rstrip() == "======="):
+            wanted += 1
+            if wanted == len(_CONFLICT_LINES):
+                return True
+    return False
 
 
 def _upgraded_cells(data, name):

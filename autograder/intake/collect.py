@@ -10,11 +10,17 @@ late without saying by how much.
 
 What decides whose a file is, and what is trusted:
 
+* Which LMS wrote a level is decided by its structure as a whole
+  (structure.py), never by a vote of names a student could choose.
 * In a folder the instructor names: each child folder is a student's folder
   (a Moodle submission folder, or one named after the student) or a GitHub
-  Classroom clone (`<prefix><user>`, or any folder with `.git`); `gh
-  classroom clone`'s `<slug>-submissions/` folder holds clones.  Each child
-  file is named by the LMS (Canvas, flat Moodle) or after the student.
+  Classroom clone (`<prefix><user>`, or a folder with `.git` where every
+  folder beside it is a clone too); `gh classroom clone`'s
+  `<slug>-submissions/` folder holds clones.  Each child file is named by the
+  LMS (Canvas, flat Moodle) or after the student, and gets a row whatever it
+  is, but the course's own files (a roster, a README).  A zip there is an
+  LMS's download only when it is alone: beside students' hand-ins it is one
+  student's.
 * In a zip: the LMS wrote only the top level.  A zip whose top level names
   nobody (one student's own zip, otter's export) is the student its own name
   says.
@@ -30,13 +36,14 @@ the student's own folder.
 
 import hashlib
 import os
+import re
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
-from . import assemble, commits, files, identity, zips
+from . import assemble, canvas_pull, commits, files, identity, structure, zips
 from .assemble import NOTE, Found
 from .cells import SubmissionError, parse
 from .downloads import GRADESCOPE_METADATA, Downloads, iso
@@ -55,6 +62,11 @@ COLAB_NOTE = (f"{NOTE}the notebook uses google.colab, which is a stand-in when i
               "files.upload, files.download and output.* do nothing (no Drive, no file is uploaded)")
 
 __all__ = ["Handin", "IntakeError", "IntakeOptions", "collect", "display"]
+
+
+# `gh teacher download <org> <classroom> <assignment>` clones into `<classroom>-<assignment>_submissions_<time>/`
+# (foundation50/classroom50 cli/gh-teacher/internal/download/download.go, dirTimestampFormat 2006_01_02_T_15_04_05).
+CLASSROOM50_DOWNLOAD = re.compile(r"^(?P<prefix>[a-z0-9][a-z0-9-]*)_submissions_\d{4}_\d{2}_\d{2}_T_\d{2}_\d{2}_\d{2}$")
 
 
 @dataclass(frozen=True)
@@ -107,7 +119,7 @@ class Handin:
         for name, path in self.companions:     # a changed helper module changes the hand-in
             digest.update(name.encode("utf-8", "replace") + b"\0" + _read_or_empty(path))
         self.sha256 = digest.hexdigest()
-        if data and self.path.suffix.lower() in NOTEBOOK_SUFFIXES:
+        if data:                      # a notebook or .py file, or a notebook under another suffix (its note says)
             try:
                 notebook = parse(data, self.path.name)
             except SubmissionError as error:
@@ -163,6 +175,7 @@ def collect(paths, unpack_dir, options):
         for item in walk.found[found:] + intake.handins[added:]:
             item.position = position      # which download came later on the command line: orders them
     walk.finish()
+    canvas_pull.apply_pulled_times(paths, intake, Handin)     # a Canvas pull's folder: Canvas's own times
     if not intake.handins:
         seen = f" (ignored: {', '.join(intake.ignored[:3])}{' ...' if len(intake.ignored) > 3 else ''})" \
             if intake.ignored else ""
@@ -183,6 +196,7 @@ class _Walk(Downloads):
         self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
         self.zips = 0
         self.guessed_slices = []       # Classroom clones keyed by their whole name: whose, the roster tells
+        self.entry_names = {}          # an unpacked file's path -> its name in the zip, where the two differ
         self.repositories = {}         # a clone's group -> (its folder name, its path)
 
     def excluded(self, path):
@@ -228,10 +242,17 @@ class _Walk(Downloads):
         if self.download(root, None, display(root.name)):
             return
         entries = files.entries(root)
-        # Two or more zips side by side are one student's each (per-student downloads, otter's exports):
-        # what is inside is theirs, whatever its names say.  A single zip is the LMS's download.
-        per_student_zips = sum(1 for c, k in entries if k == "file" and c.suffix.lower() == ".zip") > 1
-        names = self.lms_names(entries, None)
+        shown = [(c, k) for c, k in entries if not self.skipped(c) and not self.excluded(c)]
+        # A zip is an LMS's download only when it is alone: beside students' notebooks or folders, or beside
+        # another zip (per-student downloads, otter's exports), each zip is one student's upload, and what is
+        # inside is theirs, whatever its names say.
+        zips = sum(1 for c, k in shown if k == "file" and c.suffix.lower() == ".zip")
+        per_student_zips = zips > 1 or (zips and structure.handed_in_beside(shown, structure.looks_like_notebook))
+        names = self.lms_names(shown, None)
+        # A folder holding `.git` is a Classroom clone where the level is a class of clones (every folder one),
+        # or its name is Classroom's (<prefix><user>): a `.git` a student put in their own folder is data.
+        folders = [c for c, k in shown if k == "dir"]
+        clones = bool(folders) and all(self.is_repository(c) or self.is_submissions_folder(c) for c in folders)
         for child, kind in entries:
             name = display(child.name)
             if self.excluded(child):
@@ -240,18 +261,19 @@ class _Walk(Downloads):
                 self.junk(child, name, kind, label=None)
             elif kind == "dir" and self.is_submissions_folder(child):
                 self.classroom_submissions(child)
-            elif kind == "dir" and self.is_repository(child):
+            elif kind == "dir" and not names.folders and (clones or child.name.startswith(self.prefix)) \
+                    and self.is_repository(child):
                 self.repository(child, None, trusted=True)
             elif kind == "dir":
-                self.student_folder(child, name, identity.folder_identity(name, names), label=None,
+                self.student_folder(child, name, identity.folder_identity(name, names.folders), label=None,
                                     group_root=root)
             elif kind == "file" and child.suffix.lower() == ".zip":
                 self.zip(child, name, owner=self.zip_owner(name) if per_student_zips else None)
             elif kind == "file":
                 self.top_file(child, name, name, label=None, group=str(root), file_time=_mtime(child),
-                              lms_names=names)
+                              lms_names=names.files, class_folder=not zips or per_student_zips)
             elif child.suffix.lower() in NOTEBOOK_SUFFIXES:
-                self.add(Handin(identity.file_identity(name, names).key, name, None, None, "unsafe-path",
+                self.add(Handin(identity.file_identity(name, names.files).key, name, None, None, "unsafe-path",
                                 f"{name} is a link or not a regular file; it was not read"))
             else:
                 self.intake.ignored.append(name + (" (a link, not followed)" if kind == "link" else ""))
@@ -272,39 +294,38 @@ class _Walk(Downloads):
         return replace(self.pattern(name) or identity.file_identity(name), lms="zip")
 
     def lms_names(self, entries, label):
-        """Whether this level's names are read as Canvas's or Moodle's: only when every notebook (and every
-        folder) here has that LMS's form.  A plain folder holding one `x_4_0_y.ipynb` among `alice.ipynb`s is
-        not a Canvas download: its name only looks like one, which is said."""
-        shown = [(c, k) for c, k in entries if not self.skipped(c)]
-        notebooks = [c for c, k in shown if k == "file" and c.suffix.lower() in NOTEBOOK_SUFFIXES]
-        folders = [c for c, k in shown if k == "dir"]
-        lms_files = [c for c in notebooks if identity.canvas_file(c.name) or identity.moodle_file(c.name)]
-        lms_folders = [c for c in folders if identity.moodle_folder(c.name)]
-        mixed = [c for c in lms_files if len(lms_files) < len(notebooks)] + \
-                [c for c in lms_folders if len(lms_folders) < len(folders)]
-        if mixed:
-            self.warn(f"{', '.join(_source(label, display(c.name)) for c in mixed[:4])}"
-                      f"{' ...' if len(mixed) > 4 else ''}: named like an LMS's download, but the names beside "
+        """The grammar this level's names are read with (structure.Names): Canvas's or Moodle's only when
+        every notebook (every folder) here has that LMS's form, one LMS's for all.  A plain folder holding one
+        `x_4_0_y.ipynb` among `alice.ipynb`s is not a Canvas download, and a flat Moodle download is read as
+        Moodle's even where a student's own file name holds Canvas's ids: the look-alikes are said."""
+        names, lookalikes = structure.level_names([(c, k) for c, k in entries if not self.skipped(c)])
+        if lookalikes:
+            self.warn(f"{', '.join(_source(label, display(c.name)) for c in lookalikes[:4])}"
+                      f"{' ...' if len(lookalikes) > 4 else ''}: named like an LMS's download, but the names beside "
                       "them are not, so they are read as named by student, not as an LMS's ids")
-            return False
-        return True
+        return names
 
     def is_repository(self, folder):
         return files.real_dir(folder / ".git") or folder.name.startswith(self.prefix)
 
     def is_submissions_folder(self, folder):
-        """`gh classroom clone student-repos`' `<slug>-submissions/`: not a clone itself, clones inside."""
-        return (folder.name.endswith("-submissions") and not files.real_dir(folder / ".git")
+        """`gh teacher download`'s `<classroom>-<assignment>_submissions_<time>/` (Classroom 50) or `gh classroom
+        clone student-repos`' `<slug>-submissions/` (GitHub Classroom): not a clone itself, clones inside."""
+        return ((folder.name.endswith("-submissions") or CLASSROOM50_DOWNLOAD.match(folder.name))
+                and not files.real_dir(folder / ".git")
                 and any(kind == "dir" and files.real_dir(child / ".git") for child, kind in files.entries(folder)))
 
     def classroom_submissions(self, folder):
-        """`gh classroom clone student-repos` wrote `<slug>-submissions/<slug>-<user>/`: the slug names them."""
-        slug = folder.name[:-len("-submissions")]
+        """`gh teacher download` wrote `<classroom>-<assignment>_submissions_<time>/<classroom>-<assignment>-<user>/`
+        (beside them its scores.csv, in each its result.json: Classroom 50's own, not hand-ins), `gh classroom
+        clone student-repos` `<slug>-submissions/<slug>-<user>/`: the folder's name gives the clones' prefix."""
+        downloaded = CLASSROOM50_DOWNLOAD.match(folder.name)
+        slug = downloaded.group("prefix") if downloaded else folder.name[:-len("-submissions")]
         prefix = f"{slug}-"
         if slug != self.options.assignment_id and not self.options.classroom_prefix:
-            self.intake.notes.append(f"{display(folder.name)}/ holds GitHub Classroom clones named {prefix}<user>: "
-                                     f"graded as assignment {self.options.assignment_id!r}, each student named by "
-                                     f"the part after {prefix!r}")
+            self.intake.notes.append(f"{display(folder.name)}/ holds {'Classroom 50' if downloaded else 'GitHub Classroom'} "
+                                     f"clones named {prefix}<user>: graded as assignment "
+                                     f"{self.options.assignment_id!r}, each student named by the part after {prefix!r}")
         for child, kind in files.entries(folder):
             if kind == "dir" and self.is_repository(child):
                 self.repository(child, None, trusted=True, prefix=prefix, certain=True)
@@ -317,7 +338,9 @@ class _Walk(Downloads):
         """Everything under a student's folder is that student's: files, folders, zips (unpacked as theirs)."""
         if group is None:             # the student's own folder, not one inside it: one submission
             group = f"{group_root}:{relative}"
-            self.saw(who, _source(label, relative), "online text" if who.entry == "onlinetext" else None)
+            if who.lms in assemble.LMS_KINDS:     # an LMS's folder names its student even when empty; a plain
+                self.saw(who, _source(label, relative), "online text" if who.entry == "onlinetext" else None)
+                # folder is its student's by the files in it (owned() says so, after any --student-pattern)
         if depth > MAX_DEPTH:
             self.intake.notes.append(f"{_source(label, relative)}: folders nested more than {MAX_DEPTH} deep "
                                      "were not read")
@@ -350,7 +373,8 @@ class _Walk(Downloads):
         if suffix == ".zip" and path.is_file() and not path.is_symlink():
             self.nested_zip(path, shown, who, group, submitted_at, time_source, notes, nested)
             return
-        if suffix not in NOTEBOOK_SUFFIXES:
+        disguised = suffix not in NOTEBOOK_SUFFIXES and structure.looks_like_notebook(path)
+        if suffix not in NOTEBOOK_SUFFIXES and not disguised:
             self.intake.ignored.append(shown)
             return
         student_root = Path(folder_root) / top if folder_root is not None and top else None
@@ -359,30 +383,45 @@ class _Walk(Downloads):
         except UnsafeFile as error:
             self.add(_refused(who, shown, error, submitted_at, time_source))
             return
-        self.found.append(Found(real, shown, who, original or display(path.name), group, submitted_at,
-                                time_source, file_time=_mtime(real) if label is None else None, notes=tuple(notes),
-                                where=where))
+        name = original or display(path.name)
+        self.found.append(Found(real, shown, who, name, group, submitted_at,
+                                time_source, file_time=_mtime(real) if label is None else None,
+                                notes=(*notes, *_disguised_note(name, disguised)), where=where, as_notebook=disguised))
 
-    def top_file(self, path, name, shown, label, group, file_time=None, explicit=False, lms_names=True):
-        """A file at the top of a folder given or of a zip: the LMS named it, or it is named after its student."""
+    def top_file(self, path, name, shown, label, group, file_time=None, explicit=False, lms_names=True,
+                 class_folder=True):
+        """A file at the top of a folder given or of a zip: the LMS named it, or it is named after its student.
+        Beside an LMS's download (`class_folder` False: ~/Downloads holding the zip), only a notebook is."""
         who = self.pattern(name) or identity.file_identity(name, lms_names)
         if who.entry:               # a text or URL entry (Canvas's, or a flat Moodle download's): said by finish()
             self.saw(who, _source(label, shown), assemble.ENTRY_WORDS.get(who.entry, f"its {who.entry} entry"))
             return
-        self.saw(who, _source(label, shown), PurePosixPath(who.original or name).name)
         suffix = PurePosixPath(name).suffix.lower()
-        if suffix in NOTEBOOK_SUFFIXES:
+        disguised = suffix not in NOTEBOOK_SUFFIXES + (".zip",) and structure.looks_like_notebook(path)
+        if who.lms == "file" and not explicit and suffix not in NOTEBOOK_SUFFIXES and not disguised:
+            # Not a student's: beside an LMS's download, among the files an LMS named, or the course's own.
+            if lms_names in ("canvas", "moodle"):
+                self.intake.ignored.append(f"{_source(label, shown)} (not named by {lms_names.capitalize()})")
+                return
+            if not class_folder or structure.course_file(name):
+                self.intake.ignored.append(_source(label, shown) + (" (the course's file, not a hand-in)"
+                                                                    if class_folder else ""))
+                return
+        original = PurePosixPath(who.original or name).name
+        self.saw(who, _source(label, shown), original)
+        if suffix in NOTEBOOK_SUFFIXES or disguised:
             self.found.append(Found(path, _source(label, shown), who, who.original or name, group,
-                                    file_time=file_time, explicit=explicit))
+                                    file_time=file_time, explicit=explicit,
+                                    notes=_disguised_note(original, disguised), as_notebook=disguised))
         elif suffix == ".zip" and who.lms in ("canvas", "moodle"):     # a student's zip, uploaded to the LMS
             self.nested_zip(path, _source(label, shown), who, f"{group}:{who.key}", None, "", (), 0)
         elif explicit:
-            self.add(Handin(who.key, _source(label, shown), None, None, "wrong-file-type",
-                            f"{PurePosixPath(who.original or name).name} is not a notebook (.ipynb) or Python "
-                            "file (.py)", name=who.name, late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
+            status, message = assemble.nothing_to_grade([original])
+            self.add(Handin(who.key, _source(label, shown), None, None, status, message, name=who.name,
+                            late_mark=who.late_mark, lms=who.lms, lms_id=who.lms_id,
                             lms_prefix=who.lms_prefix, time_source=_late_mark_source(who)))
-        else:
-            self.intake.ignored.append(_source(label, shown))
+        # Any other file is what its student handed in instead of a notebook: finish() gives it the row every
+        # layout gives it (a `wrong-file-type` that names it), whichever path it came by.
 
     def no_notebook(self, who, source, submitted_at, time_source, message, notes=(), status="no-notebook"):
         self.add(Handin(who.key, source, None, submitted_at, status, message, name=who.name,
@@ -411,9 +450,19 @@ class _Walk(Downloads):
                             lms=who.lms, lms_id=who.lms_id, lms_prefix=who.lms_prefix))
             return None
         for original, renamed in sorted(unpacked.renamed.items()):
-            self.intake.notes.append(f"{label}: the entry {renamed!r} was unpacked as {original!r} (its name "
-                                     "held characters a file name cannot)")
+            self.entry_names[str(target / original)] = PurePosixPath(renamed).name
+            why = "the zip holds more than one entry of that name, and each was unpacked" \
+                if _only_numbered(original, renamed) else "its name held characters a file name cannot"
+            self.intake.notes.append(f"{label}: the entry {renamed!r} was unpacked as {original!r} ({why})")
+        if unpacked.windows:
+            self.intake.notes.append(f"{label}: made on Windows (its entries are marked as made by MS-DOS), so `\\` "
+                                     f"separates folders in {unpacked.windows} entry name(s), as Info-ZIP's unzip "
+                                     "and libarchive read them")
         return target, unpacked
+
+    def entry_name(self, path):
+        """The name a file had in its zip (two entries of one name are unpacked as two files, `-2` added)."""
+        return self.entry_names.get(str(path), display(path.name))
 
     def zip(self, archive, label, owner):
         """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
@@ -460,19 +509,19 @@ class _Walk(Downloads):
             if not self.download(shown[0][0], label, display(shown[0][0].name)):
                 self.zip_contents(shown[0][0], label, owner, zip_owner, wrappers + 1)
             return
-        names = self.lms_names(entries, label) if owner is None else False
+        names = self.lms_names(entries, label) if owner is None else structure.Names()
         for child, kind in entries:
             name = display(child.relative_to(self.unpack_root(root, label)).as_posix()) if wrappers else \
                 display(child.name)
             if self.skipped(child):
                 self.junk(child, name, kind, label, owner=owner)
             elif kind == "dir":
-                who = owner or self.pattern(name) or identity.folder_identity(display(child.name), names)
+                who = owner or self.pattern(name) or identity.folder_identity(display(child.name), names.folders)
                 self.student_folder(child, name, who, label, group_root=str(root))
             elif kind == "file" and owner is not None:
                 self.owned(child, name, owner, label, f"{root}:", where="")
             elif kind == "file":
-                self.top_file(child, display(child.name), name, label, group=str(root), lms_names=names)
+                self.top_file(child, self.entry_name(child), name, label, group=str(root), lms_names=names.files)
 
     def unpack_root(self, root, label):
         """The folder a zip was unpacked into (`root` is inside it, under wrapper folders)."""
@@ -558,18 +607,20 @@ class _Walk(Downloads):
         self.intake.handins.append(handin)
 
     def saw(self, who, source, what):
-        """An LMS names this student; `what` (a file name, "online text") is what they handed in, if known."""
-        if who.lms in assemble.LMS_KINDS - {"classroom"}:
+        """A layout names this student (an LMS, their folder, their file or zip); `what` (a file name, "online
+        text") is what they handed in, if known.  Whoever is named gets a row, a notebook or not."""
+        if who.lms not in ("classroom", "path"):
             entry = self.seen.setdefault(who.key, (who, source, []))
             if what:
                 entry[2].append(what)
 
     def finish(self):
         warnings = []
+        claimed = {f.who.key for f in self.found}      # before assemble.py keys what it cannot tell by path
         for submission in assemble.submissions(self.found, self.options.notebook_name, warnings):
             self.hand_ins(submission)
         self.intake.notes += [f"warning: {text}" for text in warnings]
-        have = {h.student for h in self.intake.handins}
+        have = {h.student for h in self.intake.handins} | claimed
         for key, (who, source, what) in sorted(self.seen.items()):
             if key not in have:            # an LMS names them, but nothing they handed in is a notebook
                 status, message = assemble.nothing_to_grade(what)
@@ -644,6 +695,8 @@ class _Walk(Downloads):
 def _entry_owner(name):
     """Whose a zip entry that was not unpacked is, by the names an LMS writes (its row says why)."""
     top, last = name.lstrip("/").split("/")[0], name.split("/")[-1]
+    if "/" not in name.lstrip("/") and identity.lms_file(last):   # Canvas's or Moodle's name, theirs first: it
+        return identity.lms_file(last)                             # is the LMS's, what follows is the student's
     blackboard = identity.blackboard_name(last)
     d2l = identity.d2l_name(top)
     if blackboard:
@@ -651,6 +704,17 @@ def _entry_owner(name):
     if d2l:
         return identity.d2l_identity(d2l[1])
     return identity.moodle_folder(top) or identity.file_identity(last)
+
+
+def _disguised_note(name, disguised):
+    return (f"{NOTE}{structure.wrong_suffix_note(name)}",) if disguised else ()
+
+
+def _only_numbered(unpacked_as, entry):
+    """Two entries of one name, the second unpacked with `-2`: the same name, numbered, not a cleaned one."""
+    head, dot, suffix = entry.rpartition(".")
+    return bool(re.fullmatch(re.escape(head) + r"-\d+\." + re.escape(suffix), unpacked_as)) if dot else \
+        bool(re.fullmatch(re.escape(entry) + r"-\d+", unpacked_as))
 
 
 def _apple_double(path):

@@ -17,8 +17,12 @@ and recognises the download by what only that vendor writes:
               Classroom's copies are `<Student Name> - <template>`; any other
               notebook there is named by whoever uploaded it, so it keys nothing.
 
-A reader returns False when the layout is not its own, and the walker reads
-the folder as a plain one.  What a reader cannot place is said, never dropped.
+Which reader reads a level is decided by the level's structure as a whole
+(structure.py): a name, file or folder one student chose never makes a
+download another LMS's.  A reader returns False when the layout is not its
+own, and the walker reads the folder as a plain one.  What a reader cannot
+place is said, never dropped: a notebook that does not fit the layout is a row
+of its own, keyed by its path.
 """
 
 import re
@@ -28,14 +32,12 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from . import assemble, files, identity, receipts
+from . import assemble, files, identity, receipts, structure
 from .assemble import NOTE, Found
 from .files import IntakeError, UnsafeFile
+from .structure import D2L_INDEX, GRADESCOPE_METADATA, TEAMS_SUBMITTED, TEAMS_WORKING
 from .zips import display
 
-GRADESCOPE_METADATA = "submission_metadata.yml"
-TEAMS_SUBMITTED = "Submitted files"
-D2L_INDEX = "index.html"
 _SAFE_KEY = re.compile(r"^[^/\\\x00]{1,200}$")
 
 
@@ -50,30 +52,45 @@ class Downloads:
         if metadata is not None:
             self.gradescope(root, metadata, label)
             return True
-        if self.blackboard(root, entries, label):
+        if structure.blackboard_level(entries, name):
+            self.blackboard(root, entries, label)
             return True
-        if self.d2l(root, entries, label):
+        if structure.d2l_level(entries, name):
+            self.d2l(root, entries, label)
             return True
-        submitted = self.teams_folder(root, entries)
+        if identity.DRIVE_ZIP.match(name or ""):      # the zip's own name: before any folder inside it is read
+            self.drive(root, entries, label, name)
+            return True
+        submitted = self.teams_folder(root, entries, label)
         if submitted is not None:
             self.teams(root, submitted, label)
             return True
-        if identity.DRIVE_ZIP.match(name or ""):
-            self.drive(root, entries, label, name)
-            return True
         return False
+
+    def unfitting(self, root, label, path, kind, layout):
+        """An entry that does not fit the layout its level has: each notebook in it is a row of its own, keyed
+        by its path (never dropped, never anyone else's), and a warning names it."""
+        relative = display_path(path, root)
+        self.warn(f"{self.source(label, relative)}{'/' if kind == 'dir' else ''} does not fit {layout}'s layout, "
+                  "so whose it is cannot be told: each notebook in it has its own row, keyed by its path")
+        for child in (self.files_in(path) if kind == "dir" else [path] if kind == "file" else []):
+            inner = display_path(child, root)
+            self.owned(child, inner, identity.path_identity(self.source(label, inner)), label, inner)
+        if kind not in ("dir", "file"):
+            self.intake.ignored.append(self.source(label, relative) + " (a link, not followed)")
 
     # --- Gradescope ----------------------------------------------------------------------------------
 
     def gradescope_folder(self, root, entries):
         """The folder holding submission_metadata.yml: `root`, or the export's one folder inside it (Gradescope's
         zip holds `assignment_<id>_export/`, as gradescopeapi's export reader opens it)."""
-        if files.regular(root / GRADESCOPE_METADATA):
+        if structure.gradescope_level(entries) and files.regular(root / GRADESCOPE_METADATA):
             return root
         folders = [c for c, k in entries if k == "dir"]
-        if len(folders) == 1 and not [c for c, k in entries if k == "file"] \
-                and files.regular(folders[0] / GRADESCOPE_METADATA):
-            return folders[0]
+        if len(folders) == 1 and not [c for c, k in entries if k == "file"]:
+            inside = [(c, k) for c, k in files.entries(folders[0]) if not self.skipped(c)]
+            if structure.gradescope_level(inside) and files.regular(folders[0] / GRADESCOPE_METADATA):
+                return folders[0]
         return None
 
     def gradescope(self, root, folder, label):
@@ -112,11 +129,11 @@ class Downloads:
                     self.no_notebook(person, self.source(label, relative), submitted_at, "Gradescope's created_at",
                                      f"Gradescope submission {shown} has no notebook")
         for child, kind in files.entries(folder):
-            if kind == "dir" and child.name not in listed and not self.skipped(child):
-                self.warn(f"{self.source(label, display(child.relative_to(root).as_posix()))}/ is not in "
-                          f"{GRADESCOPE_METADATA}, so whose it is cannot be told: its notebooks each get a row "
-                          "keyed by their path")
-                for path in self.files_in(child):
+            if child.name not in listed and child.name != GRADESCOPE_METADATA and not self.skipped(child):
+                self.warn(f"{self.source(label, display(child.relative_to(root).as_posix()))}"
+                          f"{'/' if kind == 'dir' else ''} is not in {GRADESCOPE_METADATA}, so whose it is "
+                          "cannot be told: its notebooks each get a row keyed by their path")
+                for path in self.files_in(child) if kind == "dir" else [child] if kind == "file" else []:
                     inner = display(path.relative_to(root).as_posix())
                     self.owned(path, inner, identity.path_identity(self.source(label, inner)), label, inner)
 
@@ -126,12 +143,10 @@ class Downloads:
         """Blackboard's *Assignment File Download*: every file of every attempt at the top, named
         `<assignment>_<username>_attempt_<stamp>...`, each attempt with its receipt (receipts.py)."""
         named = {c: identity.blackboard_name(c.name) for c, k in entries if k == "file"}
-        if not any(named.values()) or sum(1 for v in named.values() if v) * 2 < len(named):
-            return False
         attempts = defaultdict(lambda: {"files": [], "receipt": None})
         for child, parsed in sorted(named.items()):
             if parsed is None:
-                self.intake.ignored.append(self.source(label, _name(child)) + " (not named by Blackboard)")
+                self.unfitting(root, label, child, "file", "Blackboard")
                 continue
             head, stamp, original, is_receipt = parsed
             attempt = attempts[(head, stamp)]
@@ -140,8 +155,8 @@ class Downloads:
             else:
                 attempt["files"].append((child, original))
         for child, kind in entries:
-            if kind == "dir":
-                self.intake.ignored.append(self.source(label, _name(child)) + "/ (Blackboard writes no folders)")
+            if kind != "file":
+                self.unfitting(root, label, child, kind, "Blackboard")
         users = _blackboard_users(attempts)
         by_user = defaultdict(list)
         for key, attempt in attempts.items():
@@ -152,7 +167,25 @@ class Downloads:
             who = identity.blackboard_identity(username, name)
             for number, (stamp, key, attempt) in enumerate(mine, 1):
                 self.blackboard_attempt(root, label, who, key, attempt, number, len(mine))
-        return True
+            self.name_later_attempts_without_a_notebook(root, mine)
+
+    def name_later_attempts_without_a_notebook(self, root, mine):
+        """The attempt that counts when the later ones hold no notebook says which they were and when: "attempt 1
+        of 2 ... (the last one counts)" read as if attempt 1 were the last."""
+        groups = {f.group for f in self.found}
+        numbered = [(number, f"{root}:blackboard:{key[0]}:{key[1]}", stamp)
+                    for number, (stamp, key, _) in enumerate(mine, 1)]
+        with_notebook = [n for n, group, _ in numbered if group in groups]
+        if not with_notebook or with_notebook[-1] == len(mine):
+            return
+        counted = with_notebook[-1]
+        later = [f"attempt {n} ({receipts.blackboard_stamp(stamp) or stamp})" for n, _, stamp in numbered[counted:]]
+        note = (f"{NOTE}attempt {counted} of {len(mine)} in the Blackboard download counts: the later "
+                f"{' and '.join(later)} held no notebook")
+        group = numbered[counted - 1][1]
+        for found in self.found:
+            if found.group == group:
+                found.notes = tuple(n for n in found.notes if "the last one counts" not in n) + (note,)
 
     def blackboard_attempt(self, root, label, who, key, attempt, number, count):
         head, stamp = key
@@ -183,13 +216,15 @@ class Downloads:
         """D2L's *Download* of an assignment's submissions: a file (or a folder) per submission, named
         `<submission id>-<file id> - <name> - <date>`, and D2L's own `index.html`."""
         named = {c: identity.d2l_name(c.name) for c, k in entries if k in ("file", "dir") and c.name != D2L_INDEX}
-        if not any(named.values()) or sum(1 for v in named.values() if v) * 2 < len(named):
-            return False
+        for child, kind in entries:
+            if kind not in ("file", "dir"):
+                self.unfitting(root, label, child, kind, "D2L")
         submissions = defaultdict(list)      # (name, submission id) -> [(path, kind, original)]
         dates = {}
+        kinds = dict(entries)
         for child, parsed in sorted(named.items()):
             if parsed is None:
-                self.intake.ignored.append(self.source(label, _name(child)) + " (not named by D2L)")
+                self.unfitting(root, label, child, kinds[child], "D2L")
                 continue
             submission, name, date, original = parsed
             submissions[(name, submission)].append((child, original))
@@ -223,22 +258,24 @@ class Downloads:
                     self.no_notebook(who, self.source(label, _name(found[0][0])), when or None, how,
                                      f"submission {number} of {len(mine)} has no notebook "
                                      f"({', '.join(sorted(o or _name(c) for c, o in found)[:3])})", notes=notes)
-        return True
 
     # --- Microsoft Teams -----------------------------------------------------------------------------
 
-    def teams_folder(self, root, entries):
+    def teams_folder(self, root, entries, label=None):
         """The `Submitted files` folder of a Teams class's *Student Work* library: at the top, or one level down
         (the library's own folder, or the folder SharePoint's download wraps it in)."""
-        for child, kind in entries:
-            if kind == "dir" and child.name == TEAMS_SUBMITTED:
-                return child
-        folders = [c for c, k in entries if k == "dir"]
-        if len(folders) == 1 and not any(k == "file" for _, k in entries):
-            inner = [(c, k) for c, k in files.entries(folders[0]) if k == "dir" and c.name == TEAMS_SUBMITTED]
-            if inner:
-                return inner[0][0]
-        return None
+        level = root
+        if not structure.teams_level(entries):
+            folders = [c for c, k in entries if k == "dir"]
+            if len(folders) != 1 or any(k == "file" for _, k in entries):
+                return None
+            level, entries = folders[0], [(c, k) for c, k in files.entries(folders[0]) if not self.skipped(c)]
+            if not structure.teams_level(entries):
+                return None
+        if (level / TEAMS_WORKING).exists():
+            self.intake.ignored.append(self.source(label, display_path(level / TEAMS_WORKING, root)) +
+                                       "/ (Teams' working copies: not turned in)")
+        return level / TEAMS_SUBMITTED
 
     def teams(self, root, submitted, label):
         """`Submitted files/<Student Name>/<assignment>/<files>`: Teams names each student's folder."""
@@ -251,7 +288,7 @@ class Downloads:
         for child, kind in students:
             relative = display_path(child, root)
             if kind != "dir":
-                self.intake.ignored.append(self.source(label, relative) + " (not in a student's folder)")
+                self.unfitting(root, label, child, kind, "Teams")      # not in a student's folder
                 continue
             who = identity.teams_identity(_name(child))
             assignments = [(c, k) for c, k in files.entries(child) if not self.skipped(c)]
@@ -278,20 +315,24 @@ class Downloads:
         folders = [c for c, k in entries if k == "dir"]
         folder = folders[0] if len(folders) == 1 and not any(k == "file" for _, k in entries) else root
         found = [p for p in self.files_in(folder)]
-        copies = {p: identity.CLASSROOM_COPY.match(_name(p)) for p in found if p.parent == folder}
+        # The name the zip gave each file, not the one it was unpacked as: three entries all named `Dan Diaz -
+        # n-queens.ipynb` are three claims on Dan's row (assemble.py splits them), whichever came first.
+        copies = {p: identity.CLASSROOM_COPY.match(self.entry_name(p)) for p in found if p.parent == folder}
         titles = defaultdict(int)
         for match in copies.values():
             if match:
                 titles[match.group("original")] += 1
         templates = {t for t, n in titles.items() if n > 1 or t == self.options.notebook_name}
-        unnamed = []
+        unnamed, named = [], []
         for path in found:
             match = copies.get(path)
             inner = display_path(path, root)
             if match and match.group("original") in templates:
                 who = identity.drive_identity(match.group("name").strip())
-                self.owned(path, inner, who, label, f"{path}:drive", original=match.group("original"))
-            elif path.suffix.lower() in (".ipynb", ".py", ".zip"):
+                named.append(inner)
+                # One group per name: every file claiming it is put together, and split (assemble.py).
+                self.owned(path, inner, who, label, f"{folder}:drive:{who.key}", original=match.group("original"))
+            elif path.suffix.lower() in (".ipynb", ".py", ".zip") or structure.looks_like_notebook(path):
                 unnamed.append(inner)
                 self.owned(path, inner, identity.path_identity(self.source(label, inner)), label, inner)
             else:
@@ -300,6 +341,13 @@ class Downloads:
             self.warn(f"{name} is a Google Drive folder download: {len(unnamed)} file(s) in it carry no student's "
                       f"name ({', '.join(unnamed[:4])}{' ...' if len(unnamed) > 4 else ''}); Drive keeps the name "
                       "an uploader gave a file, so each has its own row, keyed by its path")
+        if named:
+            # Nothing in a Drive download says who made a file: a student's own upload can carry a classmate's
+            # name.  Two files claiming one name are split (assemble.py); one alone is keyed by it, and said.
+            self.warn(f"{name}: {len(named)} notebook(s) are keyed by the student's name their file name carries, "
+                      "as Classroom names its copies (<Student Name> - <title>); Drive keeps any name an "
+                      "uploader gives a file, so check them against Classroom's list of who turned in "
+                      f"({', '.join(named[:4])}{' ...' if len(named) > 4 else ''})")
         if not found:
             self.warn(f"{name} is a Google Drive folder download with no file in it")
 

@@ -86,6 +86,19 @@ def read_capped(path, limit=MAX_FILE_BYTES):
     return data
 
 
+def read_head(path, size):
+    """At most the first `size` bytes of the regular file at `path` (no link followed), or UnsafeFile."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise UnsafeFile("unreadable", f"cannot read {Path(path).name}: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafeFile("unsafe-path", f"{Path(path).name} is not a regular file; it was not read")
+        return handle.read(size)
+
+
 def read_text(path, limit=MAX_FILE_BYTES):
     """The text of a small file a person or an LMS wrote (a class list, a times file): read_capped's bytes,
     decoded by decode_text."""

@@ -67,6 +67,12 @@ BLACKBOARD = re.compile(r"^(?P<head>.+?)_attempt_(?P<stamp>\d{4}-\d{2}-\d{2}-\d{
 _D2L_DATE = r"(?:[A-Z][a-z]+\.? \d{1,2}, \d{4}|\d{1,2} [A-Z][a-z]+ \d{4}) \d{3,4} [AP]M"
 D2L = re.compile(rf"^(?P<submission>\d+)-(?P<file>\d+) - (?P<name>.+?) - (?P<date>{_D2L_DATE})"
                  r"(?: - (?P<original>.+))?$", re.DOTALL)
+# The download's own name, where the LMS names it (the outer zip, or the folder it was unpacked into):
+# Blackboard's `gradebook_<course>_<assignment>_<YYYY-MM-DD-HH-MM-SS>.zip`, D2L's `<assignment> Download <date>.zip`.
+BLACKBOARD_ZIP = re.compile(r"^gradebook_.+_\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}(?:\.zip)?$", re.DOTALL)
+D2L_ZIP = re.compile(rf"^.+ Download {_D2L_DATE}(?:\.zip)?$", re.DOTALL)
+# Gradescope's "Export Submissions": `submission_<id>/` per submission (`submission_<id>.pdf` for a PDF one).
+GRADESCOPE_ENTRY = re.compile(r"^submission_\d+(?:\.[^/]+)?$")
 # Google Drive's folder download: `<folder>-<YYYYMMDD>T<HHMMSS>Z-<part>.zip`, the folder inside.
 DRIVE_ZIP = re.compile(r"^(?P<folder>.+)-(?P<stamp>\d{8}T\d{6}Z)-(?P<part>\d{3})(?:\.zip)?$", re.DOTALL)
 # Google Classroom's "Make a copy for each student": `<Student Name> - <template's title>`.
@@ -95,8 +101,12 @@ class Identity:
 
 
 def plain_stem(name):
-    """A file's stem without a duplicate download's " (1)"."""
-    return _DUPLICATE.match(PurePosixPath(name).stem).group("stem")
+    """A file's stem without a duplicate download's " (1)", nor the `.ipynb` of a notebook saved under another
+    suffix (Safari's `alice.ipynb.txt` is alice's)."""
+    stem = PurePosixPath(name).stem
+    if stem.lower().endswith(".ipynb") and len(stem) > len(".ipynb"):
+        stem = stem[:-len(".ipynb")]
+    return _DUPLICATE.match(stem).group("stem")
 
 
 def bare(text):
@@ -131,6 +141,30 @@ def canvas_name(sortable_name):
     name = re.sub(r"_(\d+)_", r"\1", str(sortable_name or "")).lower()
     return "".join(c for c in name if unicodedata.category(c)[0] in "LM" or unicodedata.category(c) in
                    ("Nd", "Nl", "Pc"))
+
+
+def lms_file(name):
+    """The Identity a Canvas or a flat Moodle download's file name carries, or None.  A name can fit both
+    grammars only where the student's own file name (its end) holds the other LMS's marker; both LMSes write
+    their ids right after the student's name, which holds no such marker (Canvas collapses `_<digits>_` in it,
+    Moodle writes no `_`), so the marker that comes first is the LMS's."""
+    canvas, moodle = canvas_file(name), moodle_file(name)
+    if canvas and moodle:
+        return canvas if _canvas_mark(name) < MOODLE_MARK.search(name).start() else moodle
+    return canvas or moodle
+
+
+def file_grammar(name):
+    """"canvas" or "moodle": whose download's grammar this file name fits (lms_file), else None."""
+    found = lms_file(name)
+    return found.lms if found else None
+
+
+def _canvas_mark(name):
+    if CANVAS_ANONYMOUS.match(name):
+        return 0
+    match = CANVAS.match(name) or CANVAS_ENTRY.match(name)
+    return match.end("student")
 
 
 def moodle_folder(name):
@@ -217,9 +251,13 @@ def folder_identity(name, lms_names=True):
 
 
 def file_identity(name, lms_names=True):
-    """A file as the LMS or the instructor named it: a Canvas or flat Moodle name (when the layout is that
-    LMS's download, `lms_names`), else its stem."""
-    found = (canvas_file(name) or moodle_file(name)) if lms_names else None
+    """A file as the LMS or the instructor named it: a Canvas or flat Moodle name when the layout is that LMS's
+    download (`lms_names`: "canvas" or "moodle", the grammar its whole level has; True: whichever the name
+    fits, for a file the instructor named alone), else its stem."""
+    if lms_names is True:
+        found = lms_file(name)
+    else:
+        found = canvas_file(name) if lms_names == "canvas" else moodle_file(name) if lms_names == "moodle" else None
     if found:
         return found
     stem = plain_stem(name)

@@ -6,8 +6,12 @@ still gets a row.  An entry name is data: control characters become `_`,
 a component too long for the file system is shortened (with a hash, so two
 long names stay two files), and a name that says it is UTF-8 but is not is
 repaired in a private copy of the archive instead of making the whole zip
-unreadable.  Only `/` separates folders: a backslash is part of a name.  Entry times are not kept: an LMS writes every entry with the
-time of the download, which says nothing about when a student handed in.
+unreadable.  Only `/` separates folders (APPNOTE 4.4.17), but in an entry
+marked as made by MS-DOS (Windows PowerShell's Compress-Archive) whose name
+holds no `/`: there a backslash is the separator, as Info-ZIP's unzip and
+libarchive read it.  Anywhere else a backslash is part of a name.  Entry times are not
+kept: an LMS writes every entry with the time of the download, which says
+nothing about when a student handed in.
 """
 
 import hashlib
@@ -49,6 +53,7 @@ class Unpacked:
     files: dict         # relative path on disk -> the entry's name in the archive (printable)
     refused: list       # Refused
     renamed: dict       # relative path on disk -> the entry's name, where the two differ
+    windows: int = 0    # entries made by MS-DOS whose `\` was read as a folder separator
 
 
 def unpack(archive, target, scratch):
@@ -59,13 +64,14 @@ def unpack(archive, target, scratch):
         entries = bundle.infolist()
         if len(entries) > MAX_ENTRIES:
             raise UnusableZip(f"it has {len(entries)} entries; the limit is {MAX_ENTRIES}", "too-large")
-        taken = set()
+        taken, windows = set(), 0
         for entry in entries:
-            if entry.is_dir():
-                continue
             name = _entry_name(entry)
+            if entry.is_dir() or name.endswith("/"):
+                continue
+            windows += name != _entry_name(entry, separators=False)
             shown = printable(name)
-            problem = _problem(entry, shown)
+            problem = _problem(entry, name, shown)
             if problem is None and total + entry.file_size > MAX_TOTAL_BYTES:
                 problem = ("too-large", "the archive unpacks to more than the limit; this entry was not unpacked")
             relative = None if problem else _disk_path(name, taken)
@@ -85,17 +91,24 @@ def unpack(archive, target, scratch):
             files[relative] = shown
             if relative != shown:
                 renamed[relative] = shown
-    return Unpacked(files, refused, renamed)
+    return Unpacked(files, refused, renamed, windows)
 
 
-def _entry_name(entry):
-    """The entry's name; one without the UTF-8 flag whose bytes are UTF-8 anyway (Windows, older tools) as such."""
-    if entry.flag_bits & _UTF8_FLAG:
-        return entry.filename
-    try:
-        return entry.filename.encode("cp437").decode("utf-8")
-    except (UnicodeEncodeError, UnicodeDecodeError):
-        return entry.filename
+def _entry_name(entry, separators=True):
+    """The entry's name; one without the UTF-8 flag whose bytes are UTF-8 anyway (Windows, older tools) as such.
+    With `separators`, an entry made by MS-DOS (create_system 0) whose name holds a backslash and no `/` has
+    its backslashes as folder separators, as Info-ZIP's unzip and libarchive read it: Windows PowerShell's
+    Compress-Archive writes `n-queens submissions` + backslash + `smithalice_1001_...` so.  A zip made anywhere
+    else keeps a backslash as a character of the name."""
+    name = entry.filename
+    if not entry.flag_bits & _UTF8_FLAG:
+        try:
+            name = entry.filename.encode("cp437").decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            pass
+    if separators and entry.create_system == 0 and "\\" in name and "/" not in name:
+        name = name.replace("\\", "/")
+    return name
 
 
 def _open(archive, scratch):
@@ -214,10 +227,11 @@ def _unprintable(char):
     return unicodedata.category(char) in ("Cc", "Cs", "Cf") and char not in "\u200d"
 
 
-def _problem(entry, shown):
+def _problem(entry, name, shown):
     # Only `/` separates folders in a zip (APPNOTE 4.4.17): a backslash is a character of the name, so
-    # `x_502_assignsubmission_file_\n-queens.ipynb` is one file at the top, never a folder a classmate's id names.
-    path = PurePosixPath(entry.filename)
+    # `x_502_assignsubmission_file_\n-queens.ipynb` is one file at the top, never a folder a classmate's id names
+    # (but in an entry made by MS-DOS, `name` has its backslashes read as `/` already: _entry_name).
+    path = PurePosixPath(name)
     # `C:...` names a Windows drive; any other `:` is a character of the name.
     if path.is_absolute() or ".." in path.parts or (path.parts and re.match(r"^[A-Za-z]:", path.parts[0])):
         return ("unsafe-path", f"the zip entry {shown!r} points outside the archive; it was not unpacked")

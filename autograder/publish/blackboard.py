@@ -55,7 +55,7 @@ def release_file(lines, column, assignment, seen=()):
     hand-in with); the column as column_for finds it, else the assignment's title (a new column)."""
     found = column_for(assignment, column, seen)
     rows = [[*_names(line.who.sortable_name, line.who.name), line.who.blackboard_username, line.shown_score]
-            for line in lines if line.kind != "blank" and line.who.blackboard_username]
+            for line in lines if line.kind not in ("blank", "excused") and line.who.blackboard_username]
     notes = []
     if found is None and rows:
         notes.append(f"{RELEASE_FILE}: no Blackboard column is {assignment.title!r} ({assignment.id}), so Blackboard "

@@ -13,7 +13,9 @@ requests, so `git push origin feedback` is then a fast-forward), else the
 clone's HEAD.  When the feedback files are already what the branch holds,
 nothing is committed: releasing twice is a no-op, and after a regrade only
 students whose feedback changed get a new commit.  Pushing is left to the TA
-(`git -C <clone> push origin feedback`).
+(`git -C <clone> push origin feedback`).  A Classroom 50 clone keeps its `feedback` branch frozen at the
+student's first commit, as the base of its Feedback pull request (its org rulesets refuse a push to it): its
+feedback goes on `autograder-feedback` instead (branch_of).
 """
 
 import hashlib
@@ -30,6 +32,7 @@ from ..feedback.write import digest, write_if_changed
 from ..core.errors import AutograderError
 
 BRANCH = "refs/heads/feedback"
+CLASSROOM50_BRANCH = "refs/heads/autograder-feedback"
 FOLDER = "feedback"
 IDENTITY = {"GIT_AUTHOR_NAME": "autograder", "GIT_AUTHOR_EMAIL": "autograder@localhost",
             "GIT_COMMITTER_NAME": "autograder", "GIT_COMMITTER_EMAIL": "autograder@localhost"}
@@ -89,12 +92,22 @@ def _make_tree(repo, entries):
     return _git(repo, "mktree", "-z", data=records)
 
 
+def branch_of(repo):
+    """The branch feedback goes on: `feedback`, but in a Classroom 50 clone (its `.classroom50.yaml` at the top),
+    whose `feedback` branch is the frozen base of its Feedback pull request, protected by the org's rulesets
+    (wiki/Autograders.md, "Feedback pull requests"): there `autograder-feedback`, which moves nothing of it."""
+    marker = Path(repo) / ".classroom50.yaml"
+    return CLASSROOM50_BRANCH if os.path.lexists(marker) and not os.path.islink(marker) else BRANCH
+
+
 def commit_files(repo, files, message):
     """Commit {name: text} into feedback/ on the feedback branch; the new commit, or None if unchanged."""
-    if _checked_out_branch(repo) == BRANCH:
-        raise GitError("the feedback branch is checked out in this clone; switch to another branch first")
-    current = _resolve(repo, BRANCH)
-    parent = current or _resolve(repo, "refs/remotes/origin/feedback") or _resolve(repo, "HEAD")
+    branch = branch_of(repo)
+    if _checked_out_branch(repo) == branch:
+        raise GitError(f"the {branch.rsplit('/', 1)[-1]} branch is checked out in this clone; switch to another branch "
+                       "first")
+    current = _resolve(repo, branch)
+    parent = current or _resolve(repo, f"refs/remotes/origin/{branch.rsplit('/', 1)[-1]}") or _resolve(repo, "HEAD")
     if parent is None:
         raise GitError("the repository has no commit yet")
     parent_tree = _git(repo, "rev-parse", f"{parent}^{{tree}}")
@@ -108,10 +121,10 @@ def commit_files(repo, files, message):
     tree = _make_tree(repo, root)
     if tree == parent_tree:                   # already there (on origin/feedback, say)
         if current is None:
-            _git(repo, "update-ref", "-m", "autograder release: feedback", BRANCH, parent, "0" * len(parent))
+            _git(repo, "update-ref", "-m", "autograder release: feedback", branch, parent, "0" * len(parent))
         return None
     commit = _git(repo, "commit-tree", tree, "-p", parent, "-m", message)
-    _git(repo, "update-ref", "-m", "autograder release: feedback", BRANCH, commit, current or "0" * len(commit))
+    _git(repo, "update-ref", "-m", "autograder release: feedback", branch, commit, current or "0" * len(commit))
     return commit
 
 
@@ -149,7 +162,7 @@ def release_classroom(assignment, pages, target, graded=None):
             result.problems[student] = f"{repo}: {error}"
             continue
         (result.changed if commit else result.unchanged).append(student)
-        result.commits[student] = commit or _resolve(repo, BRANCH)
+        result.commits[student] = commit or _resolve(repo, branch_of(repo))
         result.hashes[student] = digest(page.markdown, page.html)
     return result
 

@@ -56,7 +56,7 @@ def release_file(lines, column, assignment, seen=()):
     those the roster gives a D2L OrgDefinedId or Username (D2L's download names a student, never an id)."""
     found, known = column_for(assignment, column, seen)
     rows = [[_id(line.who.d2l_org_id), _id(line.who.d2l_username), line.shown_score, Verbatim("#")]
-            for line in lines if line.kind != "blank" and (line.who.d2l_org_id or line.who.d2l_username)]
+            for line in lines if line.kind not in ("blank", "excused") and (line.who.d2l_org_id or line.who.d2l_username)]
     notes = []
     if not known and rows:
         notes.append(f"{RELEASE_FILE}: no D2L grade item is {assignment.title!r} ({assignment.id}), so D2L would "

@@ -3,13 +3,17 @@
 TARGET gets:
   feedback/<name>          one self-contained HTML feedback page per student
   <assignment>-feedback.zip  the same files, for an LMS's bulk feedback upload
-  canvas_grades.csv        Canvas gradebook import (Grades → Import); not for a Moodle course
+  Of the grade files, only the course's own LMS's (course.toml's lms; all of them for `other`, or with
+  `release --all-formats`):
+  canvas_grades.csv        Canvas gradebook import (Grades → Import)
   moodle_grades.csv        for a Moodle course: the assignment's grading worksheet, as Moodle's "Upload grading
                            worksheet" reads it (mod/assign/feedback/offline/importgradeslib.php: `Identifier`
                            "Participant <id>", `Grade`, `Last modified (grade)`, `Feedback comments`)
   gradescope_grades.csv    Name,SID,Email,Total Score,Max Points,Status,handed_in_at,late
   blackboard_grades.csv    Blackboard's Work Offline upload (release/blackboard.py): students keyed by username
   d2l_grades.csv           D2L's grade import (release/d2l.py): students keyed by Username or OrgDefinedId
+  classroom50_scores.csv   for a Classroom 50 course: the columns of `gh teacher download`'s scores.csv (it has
+                           no grade import), a row per student with a GitHub username
   lateness.csv             Student,ID,handed_in_at,late,penalty,late_note: when each hand-in came, and what
                            lateness cost (Canvas makes a new assignment of any column it does not know,
                            so canvas_grades.csv keeps to its import columns and lateness goes here)
@@ -17,7 +21,9 @@ TARGET gets:
   release_manifest.json    one content hash per student: what the last release wrote
 
 With a roster, the grade files list the roster's students, as `gradebook`'s import files do: a student who
-handed in nothing by their own deadline with 0 points (`missing`); one whose deadline is still ahead
+handed in nothing by their own deadline with 0 points (`missing`); an excused one with `EX` in
+canvas_grades.csv (what Canvas's importer reads as excused) and in no other grade file, whose imports have
+no such value (the LMS exempts them by hand); one whose deadline is still ahead
 (`not-yet`), or who may have handed in a hand-in the roster cannot place (`unresolved`, which `release`
 refuses without --force), with an empty cell, so the LMS enters nothing.  A hand-in that matches nobody on
 the roster gets its feedback file and no grade row: it is named.
@@ -82,15 +88,17 @@ class Release:
     blank: list = field(default_factory=list)       # handed in, not graded yet: a blank grade (--force)
     no_grade_row: list = field(default_factory=list)   # in no grade file: moodle_grades.csv needs Moodle's id
     off_roster: list = field(default_factory=list)  # hand-ins that match nobody on the roster: in no grade file
+    excused: list = field(default_factory=list)     # excused: EX in canvas_grades.csv, in no other grade file
     notes: list = field(default_factory=list)       # what keeps the course's own LMS file from being imported
 
 
 @dataclass(frozen=True)
 class Line:
-    """One student's row in the grade files: a graded hand-in, a roster student `missing` (0 points), or
-    a hand-in not graded yet (`blank`: --force writes an empty cell, never 0)."""
+    """One student's row in the grade files: a graded hand-in, a roster student `missing` (0 points),
+    a hand-in not graded yet (`blank`: --force writes an empty cell, never 0), or an `excused` student
+    (Canvas's EX; no score anywhere else)."""
     who: object                   # who.Who
-    kind: str                     # graded, missing, blank
+    kind: str                     # graded, missing, blank, excused
     score: float | None = None
     max_score: float = 0.0
     status: str = ""
@@ -109,6 +117,8 @@ class Line:
 
 def graded_line(page, roster):
     s = page.submission
+    if s.excused:           # handed in, graded, its feedback released; its score counts nowhere
+        return Line(of_submission(s, roster), "excused", None, s.max_score, s.status, s.submitted_at)
     return Line(of_submission(s, roster), "graded", s.score, s.max_score, s.status, s.submitted_at, s.late,
                 s.penalty, s.late_note, s.adjustment, s.adjust_note, s.message)
 
@@ -133,8 +143,8 @@ def _csv(rows, header):
 
 def canvas_csv(lines, column):
     """Graded and missing students with their score, and those not graded yet (--force) with an empty cell."""
-    return _csv([(line.who.name, line.who.canvas_id, "", "", "", line.shown_score) for line in lines], (
-        *CANVAS_COLUMNS, column))
+    return _csv([(line.who.name, line.who.canvas_id, "", "", "", "EX" if line.kind == "excused" else line.shown_score)
+                 for line in lines], (*CANVAS_COLUMNS, column))
 
 
 MOODLE_WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Grade", "Maximum Grade",
@@ -160,9 +170,32 @@ def moodle_csv(lines, max_score):
     return _csv(rows, MOODLE_WORKSHEET_COLUMNS), left
 
 
+# `gh teacher download`'s scores.csv, Classroom 50's one grade file (it has no import: its own gradebook is the
+# scores.json its collector builds from each submission's Release; download.go, scoresCSVHeader).
+CLASSROOM50_COLUMNS = ("username", "first_name", "last_name", "email", "section", "score", "max_score", "datetime",
+                       "submission_tag", "submitted_by", "review_url", "late", "override")
+
+
+def classroom50_csv(lines):
+    """The course's grades in the columns of Classroom 50's scores.csv, a row per student with a GitHub username
+    (a Classroom roster's): `override` "true" where the teaching team adjusted the score, as Classroom 50 marks a
+    hand correction; blank score for an excused student, not graded yet or not due."""
+    rows = []
+    for line in lines:
+        if not line.who.github_username:
+            continue
+        last, _, first = (line.who.sortable_name or "").partition(",")
+        score = "" if line.kind in ("blank", "excused") else line.shown_score
+        rows.append((line.who.github_username, first.strip(), last.strip(), line.who.email, line.who.section, score,
+                     f"{line.max_score:g}" if line.max_score else "", line.handed_in_at, "", "", "",
+                     {True: "true", False: "false"}.get(line.late, ""), "true" if line.adjust_note else ""))
+    return _csv(rows, CLASSROOM50_COLUMNS)
+
+
 def gradescope_csv(lines):
     return _csv([(line.who.name, line.who.gradescope_sid, line.who.email, line.shown_score, f"{line.max_score:g}",
-                  line.status, line.handed_in_at, late_word(line.late)) for line in lines if line.kind != "blank"],
+                  "excused" if line.kind == "excused" else line.status, line.handed_in_at, late_word(line.late))
+                 for line in lines if line.kind != "blank"],
                 GRADESCOPE_COLUMNS)
 
 
@@ -178,11 +211,32 @@ def lateness_csv(lines):
                 LATENESS_COLUMNS)
 
 
-def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), roster=None, seen=()):
+# The grade files of each LMS's course: only its own (a Blackboard course got canvas_grades.csv with every id blank
+# and a header-only d2l_grades.csv, three files for a tired TA to choose from); `release --all-formats` writes
+# them all.  A course whose LMS is none of these (`other`, or Classroom's clones released as files) gets them all.
+GRADE_FILES = ("canvas", "moodle", "gradescope", "blackboard", "d2l", "classroom50")
+OWN_GRADE_FILES = {"canvas": ("canvas",), "moodle": ("moodle",), "gradescope": ("gradescope",),
+                   "blackboard": ("blackboard",), "d2l": ("d2l",), "classroom": ("classroom50",)}
+
+
+def grade_files(lms, all_formats=False):
+    """Which LMSes' grade files a release writes: the course's own, or every one (`--all-formats`, or a course
+    whose LMS has none of its own).  Moodle's needs Moodle's participant ids, which only its download carries."""
+    if all_formats:
+        return tuple(f for f in GRADE_FILES if f != "moodle" or lms == "moodle")
+    if lms not in OWN_GRADE_FILES:      # `other`: every file a course without an LMS of its own has had
+        return ("canvas", "gradescope", "blackboard", "d2l")
+    return OWN_GRADE_FILES[lms]
+
+
+def release_lms(assignment, pages, target, column=None, absent=(), lms="other", blank=(), roster=None, seen=(),
+                all_formats=False):
     """`absent`: gradebook.read.AbsentRow of roster students with no hand-in (the `missing` ones get 0 points,
     the others, not yet due or unresolved, an empty cell); `blank`: gradebook.read.PendingRow of students not
     graded yet, released blank (--force); `roster`: {key: roster Student} (ids and the LMS's test accounts,
-    which are in no file); `seen`: the columns of the LMS export the roster was imported from."""
+    which are in no file); `seen`: the columns of the LMS export the roster was imported from; `all_formats`:
+    every LMS's grade file, not only the course's own (grade_files)."""
+    formats = grade_files(lms, all_formats)
     roster = roster or {}
     whos = {page.student: of_submission(page.submission, roster) for page in pages.pages}
     left_out = [p for p in pages.pages if whos[p.student].test_account or is_test_account(p.submission)]
@@ -194,7 +248,8 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
     listed = [p for p in kept if p.submission.on_roster != 0 and getattr(roster.get(p.student), "on_roster", True)]
     lines = [graded_line(p, roster) for p in listed]
     lines += [missing_line(a, roster) if a.status == "missing" else
-              Line(of_absent(a, roster), "blank", None, a.max_score, a.status, adjust_note=a.adjust_note)
+              Line(of_absent(a, roster), "excused" if a.status == "excused" else "blank", None, a.max_score, a.status,
+                   adjust_note=a.adjust_note)
               for a in absent if getattr(roster.get(a.student), "on_roster", True)]
     lines += [Line(of_pending(row, roster), "blank") for row in blank]
     lines = [line for line in lines if not line.who.test_account]
@@ -209,17 +264,24 @@ def release_lms(assignment, pages, target, column=None, absent=(), lms="other", 
                      off_roster=[p.who for p in kept if p not in listed])
     outputs = {f"feedback/{name}": html for name, html in files.items()}
     outputs[f"{assignment.id}-feedback.zip"] = zip_bytes(files)
-    if lms != "moodle":       # a Moodle course's hand-ins carry no Canvas id: a Canvas file would be all blanks
+    if "canvas" in formats:
         outputs["canvas_grades.csv"] = canvas_csv(lines, column or assignment.title)
-    else:
+    if "moodle" in formats:
         outputs["moodle_grades.csv"], result.no_grade_row = moodle_csv(lines, assignment.max_score)
     result.blank = [line.who.name if line.who.name == line.who.key else f"{line.who.name} ({line.who.key})"
                     for line in lines if line.kind == "blank" and line.status == ""]     # handed in, not graded
-    outputs["gradescope_grades.csv"] = gradescope_csv(lines)
-    outputs[blackboard.RELEASE_FILE], notes = blackboard.release_file(lines, column, assignment, seen)
-    result.notes += notes if lms == "blackboard" else []
-    outputs[d2l.RELEASE_FILE], notes = d2l.release_file(lines, column, assignment, seen)
-    result.notes += notes if lms == "d2l" else []
+    result.excused = [line.who.name if line.who.name == line.who.key else f"{line.who.name} ({line.who.key})"
+                      for line in lines if line.kind == "excused"]
+    if "gradescope" in formats:
+        outputs["gradescope_grades.csv"] = gradescope_csv(lines)
+    if "blackboard" in formats:
+        outputs[blackboard.RELEASE_FILE], notes = blackboard.release_file(lines, column, assignment, seen)
+        result.notes += notes if lms == "blackboard" else []
+    if "d2l" in formats:
+        outputs[d2l.RELEASE_FILE], notes = d2l.release_file(lines, column, assignment, seen)
+        result.notes += notes if lms == "d2l" else []
+    if "classroom50" in formats:
+        outputs["classroom50_scores.csv"] = classroom50_csv(lines)
     outputs["lateness.csv"] = lateness_csv(lines)
     outputs["adjustments.csv"] = adjustments_csv(lines)
     outputs[MANIFEST] = json.dumps({"assignment": assignment.id, "format": "lms", "students": students},

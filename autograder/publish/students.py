@@ -12,6 +12,7 @@ is written at all.
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core import colab
 from ..core.assignment import load_assignment
 from ..core.errors import AutograderError
 from ..feedback import leak_guard
@@ -32,7 +33,8 @@ def student_readme(course):
                                 colab_url=course.colab_url(notebook), public_points=f"{public:g}",
                                 hidden_points=f"{assignment.max_score - public:g}"))
     return render("student_README.md.j2", course=course.name, repository=course.repository,
-                  assignments=assignments, points=f"{course.points_per_assignment:g}")
+                  assignments=assignments, points=f"{course.points_per_assignment:g}",
+                  packages=", ".join(colab.OFFERED))
 
 
 def student_bundle(course):

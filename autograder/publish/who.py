@@ -28,6 +28,8 @@ class Who:
     feedback_prefix: str = ""   # what the LMS pairs a feedback file by (Canvas's, Moodle's), "" for none
     repository: str = ""        # a GitHub Classroom clone's folder
     test_account: bool = False  # the roster flags it as the LMS's test account (Canvas's Test Student)
+    github_username: str = ""   # a Classroom roster's GitHub login (Classroom 50's `username`)
+    section: str = ""           # the roster's section
 
 
 def who(key, name, roster, lms="", lms_id="", email="", prefix="", repository=""):
@@ -43,13 +45,14 @@ def who(key, name, roster, lms="", lms_id="", email="", prefix="", repository=""
     ids = {"canvas": {"canvas_id": student.lms_id},
            "gradescope": {"gradescope_sid": student.lms_id},
            "blackboard": {"blackboard_username": student.login or student.lms_id},
-           "d2l": {"d2l_org_id": student.sis_id, "d2l_username": student.login}}.get(student.lms, {})
+           "d2l": {"d2l_org_id": student.sis_id, "d2l_username": student.login},
+           "classroom": {"github_username": student.login}}.get(student.lms, {})
     return Who(key, student.name or found.name, student.sortable_name, student.email or found.email,
                **{**{f: getattr(found, f) for f in ("canvas_id", "moodle_participant", "gradescope_sid",
                                                     "blackboard_username")},
                   **{field: value for field, value in ids.items() if value}},
                feedback_prefix=found.feedback_prefix, repository=found.repository,
-               test_account=student.test_student)
+               test_account=student.test_student, section=student.section)
 
 
 def of_submission(submission, roster):

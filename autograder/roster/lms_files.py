@@ -11,8 +11,9 @@
   Gradescope  Roster download or the roster it imports: `Name` (or `First Name`,`Last Name`), `Email`,
               `SID`, `Section(s)`, `Role` (only students are kept).
   Classroom   "Download roster": `"identifier","github_username","github_id","name"[,"group_name"]`
-              (classroom app/models/roster_entry.rb); Classroom 50's roster:
-              `username,first_name,last_name,email,section,github_id` (its username is the GitHub login).
+              (GitHub Classroom's, retired 2026-08-28: app/models/roster_entry.rb); Classroom 50's roster.csv:
+              `username,first_name,last_name,email,section,github_id[,role]` (its username is the GitHub login; a
+              `role` of the teaching team is no student).
   Blackboard  Grade Centre → Work Offline → Download (Full Grade Centre), or Ultra's gradebook download:
               `"Last Name","First Name","Username","Student ID","Last Access","Availability",<Column
               [Total Pts: 5 Score] |664617>...`, comma- or tab-separated (its `.xls` is UTF-16 text).
@@ -315,6 +316,12 @@ def _read_classroom50(path, header, body):
         name = f"{cells.get('first_name', '')} {cells.get('last_name', '')}".strip()
         if not login:
             result.skipped.append((number, f"{name or 'a row'} has no GitHub username"))
+            continue
+        # `role` (instructor, teacher, hta, ta or student; "" unknown): the teaching team is on the roster too, and
+        # is no student to be missing (cli/gh-teacher/internal/configrepo/students_csv.go, RosterColumns).
+        role = cells.get("role", "").strip().lower()
+        if role and role != "student":
+            result.skipped.append((number, f"{name or login} ({login}) is {role} on the teaching team, not a student"))
             continue
         result.entries.append(Entry(
             key=bare(login), name=name or login, sortable_name=f"{cells.get('last_name', '')}, "

@@ -5,6 +5,9 @@ Versions (recorded in `PRAGMA user_version`; core/database.py runs the steps):
      points in lms_columns)
   1  the tables below, as they stood when versions began
   2  placements: hand-ins the roster could not place, placed by the teaching team (`roster place`)
+  3  when a student joined a roster that already had students (students.joined_at: a late joiner is excused
+     from what was due before, unless the course says otherwise); excuses; slip days the teaching team chose
+     or granted
 
 What each identity column holds, by the LMS whose class list filled it (roster/lms_files.py).  They keep
 the LMS's own words: `login` is the name a student logs in with wherever the LMS has one, `lms_id` the
@@ -71,5 +74,26 @@ def _to_v2(db):
         db.execute(statement)
 
 
-STEPS = (_to_v1, _to_v2)
+# Version 3.  joined_at: NULL for a student of the first import (or one before this version), else when an import
+# added them to a roster that had students.  An excuse or a slip-day decision is never deleted: a withdrawn one
+# keeps its row, with who withdrew it, when and why (the audit trail, like adjustments).
+# slip_days: `assignment` NULL grants `days` more to the student's pool; else the teaching team chose to spend
+# `days` on that assignment (a later choice withdraws the one before).
+EXCUSES_AND_SLIP_DAYS = """
+CREATE TABLE IF NOT EXISTS excuses (
+    id INTEGER PRIMARY KEY, assignment TEXT NOT NULL, student TEXT NOT NULL, reason TEXT NOT NULL,
+    made_by TEXT, made_at TEXT, withdrawn_by TEXT, withdrawn_at TEXT, withdraw_reason TEXT);
+CREATE TABLE IF NOT EXISTS slip_days (
+    id INTEGER PRIMARY KEY, assignment TEXT, student TEXT NOT NULL, days INTEGER NOT NULL, reason TEXT NOT NULL,
+    made_by TEXT, made_at TEXT, withdrawn_by TEXT, withdrawn_at TEXT, withdraw_reason TEXT);
+"""
+
+
+def _to_v3(db):
+    database.add_columns(db, "students", (("joined_at", "TEXT"),))
+    for statement in database.statements(EXCUSES_AND_SLIP_DAYS):
+        db.execute(statement)
+
+
+STEPS = (_to_v1, _to_v2, _to_v3)
 VERSION = len(STEPS)

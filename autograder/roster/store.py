@@ -14,6 +14,9 @@ It holds what no single assignment's gradebook knows:
                   core.course.Course.grades_dir, never where a `grade --out` last wrote)
   placements      whose a hand-in is when the roster could not tell (an anonymous or team hand-in, a file
                   named by whoever saved it): the teaching team's decision, with who made it, when and why
+  excuses         one student excused from one assignment, with who, when and why; never deleted
+  slip_days       slip days the teaching team chose to spend on an assignment, or granted to a student's
+                  pool (core/slip_days.py), with who, when and why; never deleted
 
 Nothing here is ever computed into a score: each assignment's gradebook applies
 extensions and adjustments on top of the score it computed, every time it is
@@ -69,6 +72,7 @@ class Student:
     section: str = ""
     test_student: bool = False
     on_roster: bool = True
+    joined_at: str = ""          # when an import added them to a roster that had students ("": from the start)
 
     @property
     def who(self):
@@ -108,6 +112,49 @@ class Accommodation:
     def problem(self):
         """Why the stored extra time cannot be used (not a number, infinite, past MAX_EXTRA), or ""."""
         return _time_problem(self.extra_seconds)
+
+
+@dataclass(frozen=True)
+class Excuse:
+    """One student excused from one assignment: in no mean or total, blank (Canvas: EX) in every LMS file."""
+    id: int
+    assignment: str
+    student: str
+    reason: str
+    made_by: str
+    made_at: str
+    withdrawn_by: str | None = None
+    withdrawn_at: str | None = None
+    withdraw_reason: str | None = None
+
+    @property
+    def active(self):
+        return self.withdrawn_at is None
+
+
+@dataclass(frozen=True)
+class SlipDecision:
+    """Slip days the teaching team chose to spend on an assignment (`assignment` set), or granted to the
+    student's pool (`assignment` None)."""
+    id: int
+    assignment: str | None
+    student: str
+    days: int
+    reason: str
+    made_by: str
+    made_at: str
+    withdrawn_by: str | None = None
+    withdrawn_at: str | None = None
+    withdraw_reason: str | None = None
+
+    @property
+    def active(self):
+        return self.withdrawn_at is None
+
+    def describe(self):
+        what = (f"{self.days} slip day(s) spent on {self.assignment}" if self.assignment is not None
+                else f"{self.days:+d} slip day(s) granted")
+        return f"{what}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -233,6 +280,9 @@ class CourseRecords:
         seen, duplicates = set(), []
         added, updated = [], []
         stamp = now()
+        # A student this import adds to a roster that already has students joined the course now: what was due
+        # before is excused for them, unless the course says otherwise (course.toml's late_joiners).
+        joining = stamp if any(not s.test_student for s in existing.values()) else None
         with self.db:
             for entry in roster_file.entries:
                 if entry.key in seen:
@@ -251,8 +301,8 @@ class CourseRecords:
                     updated.append(entry.key)
                 else:
                     self.db.execute("INSERT INTO students (name, sortable_name, lms, lms_id, sis_id, login, email, "
-                                    "section, test_student, source, imported_at, key) "
-                                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, entry.key))
+                                    "section, test_student, source, imported_at, key, joined_at) "
+                                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, entry.key, joining))
                     added.append(entry.key)
                 for alias in entry.aliases:
                     self.db.execute("INSERT OR REPLACE INTO aliases VALUES (?, ?)", (alias, entry.key))
@@ -269,11 +319,11 @@ class CourseRecords:
     @_errors
     def students(self, include_off_roster=False):
         rows = self.db.execute(
-            "SELECT key, name, sortable_name, lms, lms_id, sis_id, login, email, section, test_student, on_roster "
-            "FROM students" + ("" if include_off_roster else " WHERE on_roster = 1")
+            "SELECT key, name, sortable_name, lms, lms_id, sis_id, login, email, section, test_student, on_roster, "
+            "joined_at FROM students" + ("" if include_off_roster else " WHERE on_roster = 1")
             + " ORDER BY test_student, COALESCE(NULLIF(sortable_name, ''), name), key").fetchall()
         return [Student(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5] or "", r[6] or "", r[7] or "",
-                        r[8] or "", bool(r[9]), bool(r[10])) for r in rows]
+                        r[8] or "", bool(r[9]), bool(r[10]), r[11] or "") for r in rows]
 
     @_errors
     def aliases(self):
@@ -450,6 +500,108 @@ class CourseRecords:
                 why = (f"extension to {until.isoformat()}" + (f" ({extension.reason})" if extension.reason else "")
                        + f", granted by {extension.granted_by}")
         return own, why
+
+    # --- excuses ---------------------------------------------------------------------------------
+
+    @_errors
+    def excuse(self, assignment, student, reason, by=None):
+        """Excuse `student` from `assignment`; an earlier standing excuse of the same is withdrawn (replaced)."""
+        if not str(reason or "").strip():
+            raise RecordsError("an excuse needs --reason: it is kept in the history (a dean's note, joined late)")
+        with self.db:
+            self.db.execute("UPDATE excuses SET withdrawn_by = ?, withdrawn_at = ?, withdraw_reason = ? WHERE "
+                            "assignment = ? AND student = ? AND withdrawn_at IS NULL",
+                            (by or user(), now(), "replaced by a new excuse", assignment, student))
+            cursor = self.db.execute("INSERT INTO excuses (assignment, student, reason, made_by, made_at) "
+                                     "VALUES (?, ?, ?, ?, ?)", (assignment, student, reason.strip(), by or user(),
+                                                                now()))
+        return self.excuses(all_of_them=True, ids=[cursor.lastrowid])[0]
+
+    @_errors
+    def withdraw_excuse(self, excuse_id, reason, by=None):
+        with self.db:
+            cursor = self.db.execute("UPDATE excuses SET withdrawn_by = ?, withdrawn_at = ?, withdraw_reason = ? "
+                                     "WHERE id = ? AND withdrawn_at IS NULL", (by or user(), now(), reason or "",
+                                                                               excuse_id))
+        if not cursor.rowcount:
+            raise RecordsError(f"no standing excuse #{excuse_id} (`autograder excuse --list` lists them)")
+        return self.excuses(all_of_them=True, ids=[excuse_id])[0]
+
+    @_errors
+    def excuses(self, assignment=None, all_of_them=False, ids=None):
+        query = ("SELECT id, assignment, student, reason, made_by, made_at, withdrawn_by, withdrawn_at, "
+                 "withdraw_reason FROM excuses WHERE 1=1")
+        params = []
+        if assignment is not None:
+            query, params = query + " AND assignment = ?", params + [assignment]
+        if not all_of_them:
+            query += " AND withdrawn_at IS NULL"
+        if ids:
+            query += f" AND id IN ({', '.join('?' * len(ids))})"
+            params += ids
+        return [Excuse(*r) for r in self.db.execute(query + " ORDER BY id", params)]
+
+    # --- slip days -------------------------------------------------------------------------------
+
+    @_errors
+    def choose_slip_days(self, assignment, student, days, reason, by=None):
+        """The teaching team spends `days` of the student's pool on `assignment` (0: none): it replaces the choice
+        before it for the same, never adds to it (pressed twice, it is one choice)."""
+        return self._slip(assignment, student, days, reason, by)
+
+    @_errors
+    def grant_slip_days(self, student, days, reason, by=None):
+        """`days` more in the student's pool (a negative number takes some back)."""
+        return self._slip(None, student, days, reason, by)
+
+    def _slip(self, assignment, student, days, reason, by):
+        if not str(reason or "").strip():
+            raise RecordsError("a slip-day decision needs --reason: it is kept in the history")
+        if isinstance(days, bool) or not isinstance(days, int):
+            raise RecordsError(f"slip days are whole days, not {days!r}")
+        with self.db:
+            if assignment is not None:
+                self.db.execute("UPDATE slip_days SET withdrawn_by = ?, withdrawn_at = ?, withdraw_reason = ? "
+                                "WHERE assignment = ? AND student = ? AND withdrawn_at IS NULL",
+                                (by or user(), now(), "replaced by a new choice", assignment, student))
+            cursor = self.db.execute("INSERT INTO slip_days (assignment, student, days, reason, made_by, made_at) "
+                                     "VALUES (?, ?, ?, ?, ?, ?)", (assignment, student, days, reason.strip(),
+                                                                   by or user(), now()))
+        return self.slip_decisions(all_of_them=True, ids=[cursor.lastrowid])[0]
+
+    @_errors
+    def withdraw_slip_days(self, decision_id, reason, by=None):
+        with self.db:
+            cursor = self.db.execute("UPDATE slip_days SET withdrawn_by = ?, withdrawn_at = ?, withdraw_reason = ? "
+                                     "WHERE id = ? AND withdrawn_at IS NULL", (by or user(), now(), reason or "",
+                                                                               decision_id))
+        if not cursor.rowcount:
+            raise RecordsError(f"no standing slip-day decision #{decision_id} (`autograder slip --list` lists them)")
+        return self.slip_decisions(all_of_them=True, ids=[decision_id])[0]
+
+    @_errors
+    def slip_decisions(self, student=None, all_of_them=False, ids=None):
+        query = ("SELECT id, assignment, student, days, reason, made_by, made_at, withdrawn_by, withdrawn_at, "
+                 "withdraw_reason FROM slip_days WHERE 1=1")
+        params = []
+        if student is not None:
+            query, params = query + " AND student = ?", params + [student]
+        if not all_of_them:
+            query += " AND withdrawn_at IS NULL"
+        if ids:
+            query += f" AND id IN ({', '.join('?' * len(ids))})"
+            params += ids
+        return [SlipDecision(*r) for r in self.db.execute(query + " ORDER BY id", params)]
+
+    def slip_choices(self):
+        """({student: {assignment: days chosen}}, {student: days granted}) of the standing decisions."""
+        chosen, granted = {}, {}
+        for decision in self.slip_decisions():
+            if decision.assignment is None:
+                granted[decision.student] = granted.get(decision.student, 0) + decision.days
+            else:
+                chosen.setdefault(decision.student, {})[decision.assignment] = decision.days
+        return chosen, granted
 
     # --- adjustments -----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ Documents also come from elsewhere (`--against`): earlier semesters'
 gradebooks, and notebooks or .py files such as a solution found online.
 """
 
+import ast
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,17 +49,19 @@ class Template:
     """The student notebook: its cells' texts and fingerprints, left out of every document."""
 
     def __init__(self, assignment):
-        self.texts, self.hashes = set(), set()
+        self.texts, self.hashes, self.check_heads = set(), set(), set()
         if not assignment.student_path.is_file():
             raise SimilarityError(f"{assignment.student_path} is missing: run `autograder build`")
         notebook = nbformat.read(assignment.student_path, as_version=4)
         for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
             self.texts.add(cell.source.strip())
             self.hashes |= {int(h) for h in fingerprint("cell", str(number), cell.source).hashes}
+            if "public-check" in cell.metadata.get("tags", []):
+                self.check_heads.add(cell.source.strip().split("\n", 1)[0])
 
     def own(self, kind, name, text):
         """The piece as the student's own fingerprints, or None when it is the template's or has none left."""
-        if kind == "cell" and text.strip() in self.texts:
+        if kind == "cell" and (text.strip() in self.texts or self._a_former_check_cell(text)):
             return None
         piece = fingerprint(kind, name, text)
         keep = [i for i, h in enumerate(piece.hashes) if int(h) not in self.hashes]
@@ -66,6 +69,30 @@ class Template:
             return None
         return type(piece)(piece.kind, piece.name, piece.text, piece.hashes[keep], piece.positions[keep],
                            piece.offsets)
+
+
+    def _a_former_check_cell(self, text):
+        """A check cell of an earlier student notebook (before a case's points, hint or limit changed): headed
+        like one of today's, and nothing but a call of run_checks with literal values, which holds no code of
+        the student's.  Without this every hand-in made from the former notebook shares it."""
+        head, _, rest = text.strip().partition("\n")
+        if head not in self.check_heads:
+            return False
+        try:
+            tree = ast.parse(rest)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+            return False
+        call = tree.body[0].value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "run_checks"
+                and not call.keywords and len(call.args) == 1):
+            return False
+        try:
+            ast.literal_eval(call.args[0])
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return False
+        return True
 
 
 def class_documents(out_dir, assignment, template):

@@ -192,6 +192,7 @@ def test_interactive_init_asks_and_re_asks_a_bad_answer(tmp_path):
         "https://github.com/me/queens",
         "",                                            # branch: keep main
         "moodle",                                      # lms
+        "Mars/Olympus", "Europe/Paris",                # the course's time zone: refused, asked again
         # Asked in course order (course.toml's, as no deadline is set yet), not alphabetically:
         "none", "none", "",                            # n-queens: no deadline, policy none, column
         "tomorrow", "2027-02-01T12:00:00+00:00", "cap:9", "cap:3", "",  # uninformed-search: bad, good
@@ -205,6 +206,7 @@ def test_interactive_init_asks_and_re_asks_a_bad_answer(tmp_path):
     assert "is not a date and time" in result.output and "from 0 to 5" in result.output
     data = tomllib.loads((root / "course.toml").read_text())
     assert data["course"]["repository"] == "https://github.com/me/queens" and data["course"]["lms"] == "moodle"
+    assert data["course"]["timezone"] == "Europe/Paris" and "is not a time zone's name" in result.output
     assert data["grading"] == {"owner": "ta team"}                       # keys init does not know survive
     assert data["assignment"]["n-queens"] == {"late_policy": "none", "extra": [1, 2]}
     assert data["assignment"]["no-three-in-line"] == {"deadline": "2027-01-15T17:00:00+01:00",
@@ -250,7 +252,7 @@ def test_a_deadline_written_as_a_toml_date_time_is_kept(course_copy):
     assert result.exit_code == 0, result.output
     assert "n-queens: Mon 1 Mar 2027, 09:00 (UTC+01:00)" in result.output
     assert tomllib.loads(path.read_text())["assignment"]["n-queens"]["deadline"].isoformat() == "2027-03-01T09:00:00+01:00"
-    asked = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--no-build"], input="\n" * 15)
+    asked = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--no-build"], input="\n" * 16)
     assert asked.exit_code == 0, asked.output                          # Enter keeps it, asked too
     assert "deadline (ISO 8601; none for no deadline) [2027-03-01 09:00:00+01:00]:" in asked.output
     assert "n-queens: Mon 1 Mar 2027, 09:00 (UTC+01:00)" in asked.output
@@ -307,7 +309,9 @@ def test_release_follows_the_course_lms_when_no_format_is_given(course_copy, tmp
     result = run(release_command, "--out", out, "--to", tmp_path / "no-clones-here", obj=course_copy)
     assert result.exit_code == 1 and "is not a folder of GitHub Classroom clones" in result.output
     lms = run(release_command, "--out", out, "--to", tmp_path / "lms", "--format", "lms", obj=course_copy)
-    assert lms.exit_code == 0 and (tmp_path / "lms" / "canvas_grades.csv").is_file()
+    # A Classroom course's own grade file is Classroom 50's; no Canvas file with every id blank beside it.
+    assert lms.exit_code == 0 and (tmp_path / "lms" / "classroom50_scores.csv").is_file()
+    assert not (tmp_path / "lms" / "canvas_grades.csv").exists()
 
 
 def test_a_canvas_column_without_its_id_is_written_with_a_warning(course_copy):
@@ -317,3 +321,72 @@ def test_a_canvas_column_without_its_id_is_written_with_a_warning(course_copy):
     assert "warning: n-queens: Canvas heads grade columns `Name (id)`" in result.stderr
     assert load_course(course_copy).lms_column("n-queens") == "N-Queens"
 
+
+
+def test_init_offers_the_machine_s_time_zone_and_reads_deadlines_on_the_course_s_clock(course_copy):
+    """D2L's times (no offset) were read at the deadline's offset until course.toml was edited by hand: init asks
+    for the zone, offering this machine's, and a deadline typed without an offset is on that zone's clock."""
+    answers = ["", "", "", "d2l", "", "2026-10-01 23:59", "none", "", "none", "none", "", "none", "none", "",
+               "none", "none", "", "", "", ""]
+    result = CliRunner(env={"TZ": "America/Chicago"}).invoke(
+        main, ["--course", str(course_copy), "init", "--no-build"], input="\n".join(answers) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "time zone" in result.output and "[America/Chicago]" in result.output
+    course = load_course(course_copy)
+    assert course.timezone == "America/Chicago"
+    deadline = course.assignments[course.assignment_ids()[0]]["deadline"]
+    assert str(deadline) == "2026-10-01T23:59:00-05:00"         # the zone's summer offset on that day
+    result = CliRunner(env={"TZ": "America/Chicago"}).invoke(
+        main, ["--course", str(course_copy), "init", "--no-build"],
+        input="\n".join(["", "", "", "d2l", "Europe/Paris", "2026-11-20 09:00"] + [""] * 20) + "\n")
+    assert result.exit_code == 0, result.output
+    course = load_course(course_copy)
+    assert course.timezone == "Europe/Paris"
+    assert str(course.assignments[course.assignment_ids()[0]]["deadline"]) == "2026-11-20T09:00:00+01:00"
+    kept = CliRunner(env={"TZ": "Asia/Tokyo"}).invoke(main, ["--course", str(course_copy), "init", "--yes",
+                                                             "--no-build"])
+    assert kept.exit_code == 0 and load_course(course_copy).timezone == "Europe/Paris"   # --yes keeps it
+    cleared = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--yes", "--no-build", "--timezone",
+                                        "none"])
+    assert cleared.exit_code == 0 and load_course(course_copy).timezone == ""
+
+
+def test_a_column_the_export_given_lacks_is_refused_at_once(course_copy, tmp_path):
+    export = tmp_path / "export.csv"
+    export.write_text(CANVAS_EXPORT, encoding="utf-8")
+    before = (course_copy / "course.toml").read_text()
+    result = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--yes", "--no-build", "--lms", "canvas",
+                                       "--canvas-gradebook", str(export),
+                                       "--lms-column", "n-queens=N-Queens Puzzle (999999)"])
+    assert result.exit_code == 1 and "has no such column" in result.output
+    assert "'N-Queens Puzzle (880101)'" in result.output and "nothing was written" in result.output
+    assert (course_copy / "course.toml").read_text() == before
+    fine = CliRunner().invoke(main, ["--course", str(course_copy), "init", "--yes", "--no-build", "--lms", "canvas",
+                                     "--canvas-gradebook", str(export),
+                                     "--lms-column", "n-queens=N-Queens Puzzle (880101)"])
+    assert fine.exit_code == 0, fine.output
+
+
+def test_init_asks_a_canvas_course_for_canvas_s_address_and_the_course_s_id(tmp_path):
+    """`canvas pull` and `release --to canvas` need both: asked when the LMS is Canvas, re-asked when wrong; the
+    address as pasted (a course's page) becomes the API's base, and plain http is refused."""
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(ROOT / "course.toml", root / "course.toml")
+    shutil.copytree(ROOT / "autograder" / "assignments", root / "autograder" / "assignments")
+    answers = ["My course", "https://github.com/me/queens", "", "canvas", "",             # the time zone: Enter
+               "http://canvas.uni.edu", "https://canvas.uni.edu/courses/4200/assignments",   # refused, then taken
+               "forty-two", "4200",                                                        # refused, then taken
+               "", *[""] * 12, "", "", ""]
+    result = CliRunner().invoke(main, ["--course", str(root), "init", "--no-build"], input="\n".join(answers) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "is not Canvas's https address" in result.output and "is not a Canvas id" in result.output
+    data = tomllib.loads((root / "course.toml").read_text())
+    assert (data["course"]["canvas_url"], data["course"]["canvas_course"]) == ("https://canvas.uni.edu", 4200)
+    from autograder.core.course import load_course
+    course = load_course(root)
+    assert (course.canvas_url, course.canvas_course) == ("https://canvas.uni.edu", "4200")
+    again = CliRunner().invoke(main, ["--course", str(root), "init", "--yes", "--no-build",
+                                      "--canvas-course", "4201"])
+    assert again.exit_code == 0, again.output
+    assert tomllib.loads((root / "course.toml").read_text())["course"]["canvas_course"] == 4201

@@ -615,3 +615,35 @@ def test_an_out_no_other_user_can_reach_is_named_where_workers_have_user_ids_of_
     assert grader.returncode == 1, output
     assert f"{private} (mode 0o700) is its owner's alone" in output and "chmod o+x" in output, output
     assert "kernel refused" not in output and "Traceback" not in output
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
+def test_a_pool_scipy_and_numba_score_5_in_every_layer(tmp_path, course, condition, layer, expect_layer):
+    """Issue 41: what Colab runs, saved as Colab saves it, scores 5/5 wherever it is graded: a multiprocessing
+    Pool in count_solutions (4.25 before: its semaphores found no /dev/shm), scipy.special.comb in
+    uninformed-search (4.7: no scipy) and an @njit counter in bitwise-queens (3.1: no numba).  No process of the
+    pool outlives its hand-in."""
+    from colab_handins import COLAB_ONLY, write_colab_only
+
+    _skip_unless_possible(condition)
+    for assignment in COLAB_ONLY:
+        handins = _owned_folder(tmp_path, condition, f"handins-{assignment}")
+        write_colab_only(assignment, handins)
+        _hand_over(handins, condition)
+        out = _owned_folder(tmp_path, condition, f"out-{assignment}")
+        grader = _launch(condition, ["--course", str(course), "grade", "--assignment", assignment, "--out",
+                                     str(out / "g"), "--isolation", layer, str(handins)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        output, _ = grader.communicate(timeout=600)
+        if "cannot read Python's own files" in output:
+            pytest.skip("Python is installed where other users cannot read it (.ci/run makes it readable)")
+        assert grader.returncode == 0, output
+        assert f"isolation: {expect_layer}" in output, output
+        row = _rows(out / "g" / "grades.csv")["colab-only"]
+        with sqlite3.connect(out / "g" / "gradebook.db") as db:
+            failed = db.execute("SELECT name, status, message FROM case_results WHERE status != 'passed'").fetchall()
+            cells = db.execute("SELECT error FROM cell_errors").fetchall()
+        assert (row["score"], row["status"]) == ("5", "graded"), (assignment, failed, cells)
+        time.sleep(0.5)
+        assert sandbox_processes(str(out)) == [], "a process of the pool outlived its grading"

@@ -672,3 +672,43 @@ def test_a_repeated_call_reports_its_fastest_cpu_time_beside_the_median():
     call = outcome.calls[0]
     assert call.status == "ok", call
     assert call.cpu_fastest is not None and call.cpu_fastest < 0.015 < 0.025 <= call.cpu_seconds, call
+
+
+POOL_THAT_NEVER_ENDS = '''
+import multiprocessing, os, signal
+
+def gone():
+    os._exit(3)
+
+def _spin(x):
+    while True:
+        pass
+
+def hang():
+    # The runner shrugs off the interrupt, so the grader must kill it: its pool's processes are orphans then.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGPROF, signal.SIG_IGN)
+    with multiprocessing.Pool(2) as pool:
+        return pool.map(_spin, range(4))
+
+def processes():
+    # The hand-in's own PID namespace: /proc lists its processes only.
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+
+def pooled(n):
+    with multiprocessing.Pool(2) as pool:
+        return sum(pool.map(abs, range(-n, n)))
+'''
+
+
+@pytest.mark.slow
+def test_a_pool_s_processes_die_with_the_case_runner_that_started_them():
+    """Issue 41: a Pool's processes belong to the case that made them.  A runner killed on its limit takes its pool
+    with it (its process group), so no process of that case burns the CPU of the next one; a Pool still works
+    after.  (In the namespaces layer, as here as root, /proc shows the hand-in's own processes only.)"""
+    # (A pool's processes wait for a CPU while the runner sleeps, which the wall-clock backstop does not subtract:
+    # a limit of 3 s keeps a loaded machine from stopping the honest pool at the end.)
+    outcome = run([POOL_THAT_NEVER_ENDS], "gone()", "hang()", "processes()", "pooled(50)", timeout=3.0)
+    assert [c.status for c in outcome.calls] == ["crashed", "timeout", "ok", "ok"], outcome.calls
+    assert len(outcome.calls[2].value) == 2, outcome.calls[2].value     # the worker and the runner asking
+    assert outcome.calls[3].value == 2500

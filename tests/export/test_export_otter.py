@@ -9,6 +9,7 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
+from autograder.core import colab
 from autograder.export import checks, handins, tools
 from autograder.export import otter as otter_export
 from autograder.cli.export import export
@@ -99,7 +100,7 @@ def test_otter_s_image_has_what_colab_has_at_our_pins():
     from importlib.metadata import version
     from autograder.export.otter import student_requirements
     wanted = student_requirements()
-    for package in ("numpy", "sympy", "matplotlib", "pandas", "tqdm", "ipywidgets"):
+    for package in colab.OFFERED:
         assert f"{package}=={version(package)}" in wanted, package
     pins = {line.split("==")[0]: line for line in tools.requirements("student", ROOT)}
     assert all(pins[line.split("==")[0]] == line for line in wanted)     # the one place's pins

@@ -166,10 +166,13 @@ def test_one_row_per_student_who_wrote_nothing_and_late_hand_ins(tmp_path):
              cell_errors=[{"cell": 2, "source": "import nqueens_helpers", "error": "ModuleNotFoundError: x"}],
              cases={"count_solutions(1)": dict(status="error", message="NameError: name 'f' is not defined")}),
         dict(student="lou")])
-    db = sqlite3.connect(out / "gradebook.db")            # as apply_lateness records a late hand-in
-    db.execute("UPDATE submissions SET late = (student = 'lou')")
-    db.execute("UPDATE submissions SET submitted_at = '2026-12-02T09:00:00-05:00', "
-               "late_note = '9 hours late: 0.5 points off' WHERE student = 'lou'")
+    # Lou's hand-in came 9 h after the deadline the run applied: `report` brings the gradebook up to date first
+    # (lateness, who is missing), so what it shows is what that rule makes of it, not a value written by hand.
+    db = sqlite3.connect(out / "gradebook.db")
+    db.execute("INSERT OR REPLACE INTO late_rules VALUES ('n-queens', '2026-12-02T00:00:00-05:00', 'per-day', 0.5, "
+               "NULL)")
+    db.execute("UPDATE submissions SET submitted_at = CASE student WHEN 'lou' THEN '2026-12-02T09:00:00-05:00' "
+               "ELSE '2026-12-01T09:00:00-05:00' END")
     db.commit()
     db.close()
     assert run(report_command, "--out", out).exit_code == 0
@@ -180,7 +183,7 @@ def test_one_row_per_student_who_wrote_nothing_and_late_hand_ins(tmp_path):
     assert listed == ["hal"]                  # peg's looping demo cell cost her nothing
     late = rows(report, "late-table")
     assert len(late) == 1 and "lou" in late[0] and "2026-12-02T09:00:00-05:00" in late[0]
-    assert "9 hours late: 0.5 points off" in late[0]
+    assert "late by 9.0 h" in late[0] and "0.5 point(s) off" in late[0]
     assert '<span class="late-tag">late</span>' in report
 
 

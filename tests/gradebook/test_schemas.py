@@ -1,8 +1,9 @@
 """Databases written by every earlier version are read right by this one, and upgraded step by step.
 
 schemas/v0 is what the last release (f5257e5) left after a Canvas semester; schemas/v1 what main wrote before
-schema versions were recorded; schemas/v2 what it wrote at gradebook version 2, identity on every row
-(make_semester.py made all three; PROVENANCE.md says how).  Each is opened by
+schema versions were recorded; schemas/v2 what it wrote at gradebook version 2, identity on every row; schemas/v3
+at version 3, placing hand-ins; schemas/v4 at version 4, what was sent to Canvas (make_semester.py made all
+five; PROVENANCE.md says how).  Each is opened by
 today's code as a course's own records: the same students and names, scores, extension, accommodation and
 adjustment, the same course gradebook and Canvas import file, and a release that names every student by
 their Canvas id and pairs each feedback file with its submission, from identity the upgrade read once.
@@ -60,7 +61,7 @@ def user_version(path):
 def test_every_earlier_version_has_its_fixture():
     assert VERSIONS == [f"v{n}" for n in range(gradebook_schema.VERSION)]
     # (course.db, gradebook.db) versions each recorded: none before v2; v2's records were still version 1.
-    recorded = {"v0": (0, 0), "v1": (0, 0), "v2": (1, 2)}
+    recorded = {"v0": (0, 0), "v1": (0, 0), "v2": (1, 2), "v3": (2, 3), "v4": (2, 4)}
     for version in VERSIONS:
         assert (user_version(SCHEMAS / version / "course.db"),
                 user_version(SCHEMAS / version / "n-queens-gradebook.db")) == recorded[version]

@@ -1,6 +1,7 @@
 """Issue 30's "Done when", each graded with the real command: LMS downloads as they ship, students' habits,
 and identity only from what an LMS wrote (issue 32, items 6 and 10)."""
 
+import csv
 import json
 import shutil
 import sqlite3
@@ -234,6 +235,49 @@ def test_classroom_clones_named_any_way_are_matched_by_the_roster_s_github_usern
         "n-queens-puzzle-mallory": ("n-queens-puzzle-mallory", "2.9", "no")}
     output = " ".join(output.split())
     assert "match no GitHub username on the roster" in output and "n-queens-puzzle-mallory" in output
+
+
+@pytest.mark.slow
+def test_classroom_50_s_download_is_read_by_its_roster_and_released_as_its_scores_csv(course_copy, tmp_path):
+    """`gh teacher download <org> cs-principles n-queens` clones each team member's
+    `cs-principles-n-queens-<username>` into `cs-principles-n-queens_submissions_<time>/`, with its scores.csv at
+    the top and Classroom 50's own result.json in each clone (download.go).  Its roster.csv names the teaching
+    team too (`role`): they are no students, so never missing."""
+    download = tmp_path / "cs-principles-n-queens_submissions_2026_11_02_T_10_00_00"
+    for user, notebook in (("alice", ALICE), ("bob", BOB)):
+        repo = download / f"cs-principles-n-queens-{user}"
+        repo.mkdir(parents=True)
+        git(repo, "init", "-q")
+        shutil.copy(notebook, repo / "n-queens.ipynb")
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", "hand in")
+        (repo / "result.json").write_text('{"schema": "classroom50/result/v1", "score": 13, "max-score": 13}')
+        (repo / "results.json").write_text("[]")
+    (download / "scores.csv").write_text("username,first_name,last_name,email,section,score,max_score,datetime,"
+                                         "submission_tag,submitted_by,review_url,late,override\n")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("username,first_name,last_name,email,section,github_id,role\n"
+                      "alice,Alice,Smith,alice@uni.example,A,101,student\nbob,Bob,Jones,bob@uni.example,B,102,\n"
+                      "tina,Tina,Assist,tina@uni.example,,103,ta\n")
+    toml = course_copy / "course.toml"
+    toml.write_text(toml.read_text().replace('lms = "other"', 'lms = "classroom"'))
+    imported = CliRunner().invoke(main, ["--course", str(course_copy), "roster", "import", str(roster)])
+    assert "Classroom 50 roster: 2 student(s) added" in imported.output
+    assert "Tina Assist (tina) is ta on the teaching team, not a student" in imported.output
+    rows, output = grade(tmp_path / "out", download, course=course_copy)
+    assert {k: (r["name"], r["score"], r["on_roster"]) for k, r in rows.items()} == {
+        "alice": ("Alice Smith", "5", "yes"), "bob": ("Bob Jones", "2.9", "yes")}
+    assert "warning" not in output
+    released = CliRunner().invoke(main, ["--course", str(course_copy), "release", "--out", str(tmp_path / "out"),
+                                         "--to", str(tmp_path / "release"), "--format", "lms"])
+    assert released.exit_code == 0, released.output
+    files = sorted(p.name for p in (tmp_path / "release").iterdir() if p.suffix == ".csv")
+    assert files == ["adjustments.csv", "classroom50_scores.csv", "lateness.csv"]      # no Canvas file, no D2L
+    with open(tmp_path / "release" / "classroom50_scores.csv", newline="", encoding="utf-8") as handle:
+        scores = {row["username"]: row for row in csv.DictReader(handle)}
+    assert (scores["alice"]["first_name"], scores["alice"]["last_name"], scores["alice"]["score"],
+            scores["alice"]["max_score"], scores["alice"]["section"]) == ("Alice", "Smith", "5", "5", "A")
+    assert scores["bob"]["score"] == "2.9" and "tina" not in scores
 
 
 # --- identity only from what the LMS wrote (issue 32, item 6) -------------------------------------------

@@ -128,3 +128,52 @@ def test_a_blackboard_or_d2l_roster_import_names_its_own_lms_s_columns(tmp_path)
         done = CliRunner().invoke(main, ["--course", str(course), "roster", "import", str(write(tmp_path, text, name))])
         assert done.exit_code == 0, done.output
         assert f"{lms} grade columns seen: " in done.output and "Canvas" not in done.output
+
+
+def test_an_excused_student_is_blank_in_blackboard_d2l_and_classroom_files_and_ex_in_canvas():
+    """Canvas's importer reads EX as excused; Blackboard's, D2L's and Classroom's files have no such value: a
+    blank cell (nothing entered), and a note that the LMS exempts them by hand."""
+    from dataclasses import replace
+    for lms, name in (("blackboard", "blackboard_upload.csv"), ("d2l", "d2l_import.csv"),
+                      ("classroom", "classroom_grades.csv")):
+        book = book_of(lms)
+        excused = book.rows[1]
+        excused.marks["n-queens"] = replace(excused.marks["n-queens"], excused="excused: dean's note (by ta)")
+        files = import_files(book, {}, seen=["N-Queens [Total Pts: 5 Score] |664617",
+                                             "Title of n-queens Points Grade <Numeric MaxPoints:5 Weight:10>"])
+        table = list(csv.reader(io.StringIO(files.files[name])))
+        if lms == "classroom":
+            cells = [row[8] for row in table[1:] if row[3] == "user1" and row[0] == "n-queens"]
+        else:
+            column = next(i for i, h in enumerate(table[0]) if "n-queens" in h.lower() or "N-Queens" in h)
+            cells = [row[column] for row in table[1:] if "user1" in row[2 if lms == "blackboard" else 1]]
+        assert cells == [""], (lms, table)
+        assert any("excused" in note and excused.student.name in note for note in files.notes), lms
+
+
+def test_the_release_files_write_an_excused_student_as_each_lms_takes_it():
+    from autograder.publish import blackboard, d2l
+    from autograder.publish.lms import Line, canvas_csv, gradescope_csv, moodle_csv
+    from autograder.publish.who import Who
+    from types import SimpleNamespace
+    who = Who("canvas:1005", "Erin Ng", "Ng, Erin", "erin@uni.example", canvas_id="1005", moodle_participant="4705",
+              gradescope_sid="S1005", blackboard_username="eng", d2l_username="eng")
+    lines = [Line(who, "excused", None, 5.0, "excused"),
+             Line(replace_who(who, "Bob Jones", "1002"), "graded", 3.0, 5.0, "graded")]
+    canvas = list(csv.reader(io.StringIO(canvas_csv(lines, "N-Queens (501)"))))
+    assert canvas[1][-1] == "EX" and canvas[2][-1] == "3"
+    gradescope = list(csv.DictReader(io.StringIO(gradescope_csv(lines))))
+    assert (gradescope[0]["Total Score"], gradescope[0]["Status"]) == ("", "excused")
+    moodle, _ = moodle_csv(lines, 5.0)
+    assert "Participant 4705" not in moodle           # nothing entered for them
+    assignment = SimpleNamespace(id="n-queens", title="N-Queens", max_score=5.0)
+    bb, _ = blackboard.release_file(lines, "N-Queens [Total Pts: 5 Score] |664617", assignment)
+    assert "eng" not in bb and "bjones" in bb
+    dl, _ = d2l.release_file(lines, None, assignment)
+    assert "eng" not in dl and "bjones" in dl
+
+
+def replace_who(who, name, canvas_id):
+    from dataclasses import replace
+    return replace(who, key=f"canvas:{canvas_id}", name=name, canvas_id=canvas_id, blackboard_username="bjones",
+                   d2l_username="bjones", moodle_participant="4702")

@@ -111,7 +111,7 @@ def test_gradescope_classroom_and_plain_files():
     assert classroom[1][3:6] == ["login0", "S1000", "bitwise-queens-puzzle-login0"]
     assert all(row[5] != f"{row[0]}-{row[3]}" for row in classroom[1:])     # never made up from the login
     plain = {row[0]: row for row in rows(files["plain_grades.csv"])}
-    assert plain["stray"][-3] == "no" and plain["canvas:1003"][-2] == "bitwise-queens n-queens"
+    assert plain["stray"][-4] == "no" and plain["canvas:1003"][-3] == "bitwise-queens n-queens"
 
 
 def test_a_name_that_looks_like_a_formula_stays_text_everywhere():
@@ -208,3 +208,51 @@ def test_gradescope_s_email_column_never_holds_a_key():
     assert [row[2] for row in table[1:]] == ["", ""] and not any("email:" in cell for row in table for cell in row)
     roster = {"moodle:501": Student("moodle:501", "Jane Doe", lms="moodle", email="jane@uni.example")}
     assert rows(gradescope_csv([missing_line(absent[1], roster)]))[1][2] == "jane@uni.example"
+
+
+def test_a_student_at_0_in_every_graded_assignment_needs_a_look():
+    """Ivan had 0 of 10 and was under no heading: all three graded assignments handed in, all 0."""
+    book = sample_book()
+    ivan = book.rows[5]
+    ivan.marks = {a: replace(m, score=0.0) for a, m in ivan.marks.items()}
+    assert why_to_look(book, ivan) == ["0 points in every graded assignment (3 of 3)"]
+    page = semester_report(book)
+    assert "0 points in every graded assignment (3 of 3)" in page and ivan.student.name in page.split('id="look"')[1]
+    # Missing twice is said as it is, once; one 0 among other scores is nothing to look at.
+    assert why_to_look(book, book.rows[3]) == ["missed 2 assignments (bitwise-queens, n-queens)"]
+    ivan.marks["n-queens"] = replace(ivan.marks["n-queens"], score=1.0)
+    assert why_to_look(book, ivan) == []
+
+
+def test_an_excused_student_is_ex_in_canvas_blank_elsewhere_and_in_no_mean_or_total():
+    book = sample_book()
+    for row in book.rows:
+        row.student = replace(row.student, email=f"{row.student.key.split(':')[-1]}@uni.example",
+                              login=f"login{row.student.key.split(':')[-1]}")
+    erin = book.rows[6]
+    erin.marks["n-queens"] = replace(erin.marks["n-queens"], status="excused", score=0.0,
+                                     excused="excused: dean's note (by ta)")
+    heidi = book.rows[7]      # excused with a hand-in: graded, counted nowhere
+    heidi.marks["n-queens"] = replace(heidi.marks["n-queens"], score=4.0, excused="excused: joined late (by ta)")
+    assert erin.total == sum(m.score for a, m in erin.marks.items() if a != "n-queens")
+    assert erin.possible == 10 and heidi.possible == 10
+    result = import_files(book, COLUMNS)
+    canvas = {row[1]: row for row in rows(result.files["canvas_import.csv"])}
+    column = rows(result.files["canvas_import.csv"])[0].index("N-Queens (501)")
+    assert canvas[erin.student.lms_id][column] == "EX" and canvas[heidi.student.lms_id][column] == "EX"
+    moodle = {row[0]: row for row in rows(result.files["moodle_import.csv"])}
+    nq = rows(result.files["moodle_import.csv"])[0].index("Title of n-queens")
+    assert moodle[erin.student.email][nq:nq + 2] == ["-", "excused"]      # Moodle's own "no grade"
+    scores = {row[1]: row for row in rows(result.files["gradescope_scores.csv"])}
+    gs = rows(result.files["gradescope_scores.csv"])[0].index("Title of n-queens")
+    assert scores[erin.student.sis_id][gs] == "" and scores[heidi.student.sis_id][gs] == ""
+    plain = {row[0]: row for row in rows(result.files["plain_grades.csv"])}
+    assert plain[erin.student.key][-1] == "n-queens"
+    assert any("excused, EX in canvas_import.csv" in note and erin.student.name in note
+               and "Exempt Grade" in note for note in result.notes)
+    page = semester_report(book)
+    assert ">excused<" in page
+    # The mean leaves them out: the others' scores only.
+    others = [r.marks["n-queens"].score for r in book.rows if "n-queens" in r.marks and r.marks["n-queens"].due]
+    assert len(others) == len(book.rows) - 2
+    assert f"{sum(others) / len(others):.2f} / 5" in page

@@ -243,3 +243,19 @@ def test_a_clone_s_file_made_a_link_since_grading_is_never_followed(classroom):
     result = run(release_command, "--out", out, "--to", clones, "--format", "classroom")
     assert result.exit_code == 1 and "is not the file that was graded" in " ".join(result.output.split())
     assert git(alice, "branch", "--list", "feedback") == ""
+
+
+def test_a_classroom_50_clone_s_frozen_feedback_branch_is_left_alone(tmp_path):
+    """Classroom 50 keeps `feedback` at the student's first commit, the base of its Feedback pull request, and
+    its org rulesets refuse a push to it (wiki/Autograders.md): feedback goes on `autograder-feedback`."""
+    from autograder.publish.classroom import commit_files
+    repo = make_clone(tmp_path / "cs-principles-n-queens-carol", EXAMPLE_SUBMISSIONS / "carol.ipynb")
+    (repo / ".classroom50.yaml").write_text("classroom: cs-principles\nassignment: n-queens\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "accept")
+    git(repo, "branch", "feedback", "HEAD")
+    frozen = git(repo, "rev-parse", "feedback")
+    commit = commit_files(repo, {"feedback.md": "# 4.3 / 5\n"}, "Feedback")
+    assert git(repo, "rev-parse", "feedback") == frozen
+    assert git(repo, "rev-parse", "autograder-feedback") == commit
+    assert git(repo, "show", "autograder-feedback:feedback/feedback.md") == "# 4.3 / 5"

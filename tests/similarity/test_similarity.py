@@ -259,3 +259,21 @@ def test_a_hand_in_with_nothing_in_common_is_listed_not_left_out(nqueens):
     data = result.data()
     assert [n["who"] for n in data["nearest"]] == ["ann", "ben"] and data["alone"] == [{"who": "cy", "label": "cy"}]
     assert [row["label"] for row in page_context(result, "course", "80%")["alone"]] == ["cy"]
+
+
+def test_a_check_cell_of_the_former_student_notebook_is_the_template_s(nqueens):
+    """After a case's points changed and `build` ran, the hand-ins made from the former notebook all hold its
+    check cells, which counted as every student's own code (45 pairs instead of 36).  A cell headed like one of
+    today's check cells and holding only run_checks of literal values is the template's; one with code of the
+    student's in it is not."""
+    from autograder.similarity.documents import Template
+    template = Template(nqueens)
+    notebook = nbformat.read(nqueens.student_path, as_version=4)
+    check = next(c.source for c in notebook.cells if "public-check" in c.metadata.get("tags", []))
+    assert template.own("cell", "3", check) is None
+    former = check.replace('"points": 0.2,', '"points": 0.3,').replace('"limit": 0.25,', '"limit": 0.5,')
+    assert former != check and template.own("cell", "3", former) is None
+    with_code = former + "\nsolutions = [p for p in range(8) if p % 2]\nprint(sorted(solutions, reverse=True))\n"
+    assert template.own("cell", "3", with_code) is not None
+    disguised = "# Public checks for get_n(): run this cell after the one above.\nrun_checks([get_n(list(range(9)))])\n"
+    assert template.own("cell", "3", disguised + "x = [q * q for q in range(12)]\n") is not None

@@ -49,6 +49,8 @@ class Mark:
     message: str = ""
     source: str = ""              # where the counted hand-in came from
     repository: str = ""          # the GitHub Classroom clone it came from (the gradebook keeps it)
+    excused: str = ""             # why the student is excused from it ("" when not): in no mean or total
+    slip_days: int | None = None  # slip days its counted hand-in spent (None: the course has none)
 
     @property
     def missing(self):
@@ -56,9 +58,9 @@ class Mark:
 
     @property
     def due(self):
-        """Counts in totals: anything but `not-yet`, `not-graded` (handed in, no grade yet: never a number) and
-        `unresolved` (a hand-in the roster cannot place may be theirs)."""
-        return self.status not in NO_SCORE
+        """Counts in totals: anything but `not-yet`, `not-graded` (handed in, no grade yet: never a number),
+        `unresolved` (a hand-in the roster cannot place may be theirs) and excused (handed in or not)."""
+        return self.status not in NO_SCORE and not self.excused
 
     @property
     def not_graded(self):
@@ -78,6 +80,7 @@ class HistoryEvent:
 class CourseRow:
     student: Student
     marks: dict = field(default_factory=dict)     # assignment id -> Mark (absent: no gradebook has them)
+    slip_pool: int | None = None                  # the course's slip days and those granted (None: none)
 
     @property
     def total(self):
@@ -95,6 +98,19 @@ class CourseRow:
     def late(self):
         return [a for a, m in self.marks.items() if m.late]
 
+    @property
+    def excused(self):
+        return [a for a, m in self.marks.items() if m.excused]
+
+    @property
+    def slip_used(self):
+        return sum(m.slip_days or 0 for m in self.marks.values())
+
+    @property
+    def slip_left(self):
+        """Slip days left in the student's pool (None: the course gives none)."""
+        return None if self.slip_pool is None else self.slip_pool - self.slip_used
+
 
 @dataclass
 class CourseBook:
@@ -106,6 +122,7 @@ class CourseBook:
     points_per_assignment: float = 5.0
     unplaced: dict = field(default_factory=dict)   # assignment id -> [(key, name, source, why)]
     graded_apart: dict = field(default_factory=dict)   # assignment id -> [(key, name)] graded with other cases
+    stale: dict = field(default_factory=dict)   # assignment id -> [(key, name)] graded under a former rubric
 
     @property
     def max_total(self):
@@ -140,7 +157,7 @@ def read_course_book(course, records, gradebooks=None):
     test_keys = {s.key for s in students if s.test_student}
     rows = {s.key: CourseRow(s) for s in on_roster if not s.test_student}
     known = {s.key: s for s in students}
-    columns, history, unplaced, apart = [], [], {}, {}
+    columns, history, unplaced, apart, stale = [], [], {}, {}, {}
     for assignment_id in course.assignment_ids():
         assignment = load_assignment(course, assignment_id)
         folder = where.get(assignment_id, course.grades_dir(assignment_id))
@@ -165,18 +182,26 @@ def read_course_book(course, records, gradebooks=None):
                     assignment_id, grade.score, grade.max_score, grade.status, None if grade.late is None
                     else bool(grade.late), grade.penalty or 0.0, grade.adjustment, grade.adjust_note or "",
                     grade.deadline or "", grade.handed_in_at or "", grade.message or "", grade.source or "",
-                    grade.repository or "")
+                    grade.repository or "", grade.excused or "", grade.slip_days)
             history += _handins(gradebook, assignment_id, test_keys)
             found = gradebook.unplaced(assignment_id, set_aside(records, assignment_id)) if records else []
             if found:
                 unplaced[assignment_id] = found
             apart[assignment_id] = [(key, name) for key, name in gradebook.graded_apart(assignment_id)
                                     if key not in test_keys]
+            stale[assignment_id] = [(key, name) for key, name in gradebook.stale(assignment_id,
+                                                                                assignment.rubric_key())
+                                    if key not in test_keys]
         except sqlite3.DatabaseError as error:
             raise FeedbackError(f"{path}: {error}") from None
         finally:
             gradebook.close()
+    if course.slip_days is not None:
+        granted = records.slip_choices()[1] if records is not None else {}
+        for row in rows.values():
+            row.slip_pool = course.slip_days.pool + granted.get(row.student.key, 0)
     if records is not None:
+        history += _excuses_and_slip_days(records)
         for extension in records.extensions(all_of_them=True):
             history.append(HistoryEvent(extension.student, extension.assignment, extension.granted_at, "extension",
                                         f"until {extension.until}" + (f": {extension.reason}" if extension.reason
@@ -203,7 +228,29 @@ def read_course_book(course, records, gradebooks=None):
                                                    (r.student.sortable_name or r.student.name).casefold(),
                                                    r.student.key))
     return CourseBook(course.name, columns, ordered, [s for s in students if s.test_student], history,
-                      course.points_per_assignment, unplaced, {a: rows for a, rows in apart.items() if rows})
+                      course.points_per_assignment, unplaced, {a: rows for a, rows in apart.items() if rows},
+                      {a: rows for a, rows in stale.items() if rows})
+
+
+def _excuses_and_slip_days(records):
+    """Every excuse and slip-day decision, withdrawn ones too: the audit trail, as adjustments have it."""
+    events = []
+    for excuse in records.excuses(all_of_them=True):
+        events.append(HistoryEvent(excuse.student, excuse.assignment, excuse.made_at, "excused",
+                                   f"#{excuse.id} {excuse.reason} (by {excuse.made_by})"))
+        if excuse.withdrawn_at:
+            events.append(HistoryEvent(excuse.student, excuse.assignment, excuse.withdrawn_at, "withdrawn",
+                                       f"excuse #{excuse.id}" + (f": {excuse.withdraw_reason}" if excuse.withdraw_reason
+                                                                 else "") + f" (by {excuse.withdrawn_by})"))
+    for decision in records.slip_decisions(all_of_them=True):
+        events.append(HistoryEvent(decision.student, decision.assignment or "", decision.made_at, "slip days",
+                                   f"#{decision.id} {decision.describe()} (by {decision.made_by})"))
+        if decision.withdrawn_at:
+            events.append(HistoryEvent(decision.student, decision.assignment or "", decision.withdrawn_at,
+                                       "withdrawn", f"slip days #{decision.id}"
+                                       + (f": {decision.withdraw_reason}" if decision.withdraw_reason else "")
+                                       + f" (by {decision.withdrawn_by})"))
+    return events
 
 
 def _handins(gradebook, assignment_id, test_keys):

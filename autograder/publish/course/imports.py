@@ -21,7 +21,10 @@ assignment at once, written as that LMS documents its import:
   plain_grades.csv       everyone, on the roster or not, for anything else.
 
 A `not-yet` mark (deadline still ahead) is a blank in every LMS file, so
-nothing is entered early; `missing` is 0.  A student an LMS cannot match
+nothing is entered early; `missing` is 0.  An excused student (`autograder excuse`, or a late joiner) is `EX`
+in Canvas's file, which its importer reads as excused (`grade.to_s.casecmp("EX")` in gradebook_importer.rb),
+and blank in the others, whose imports have no such value: Blackboard's Grade Center (Exempt Grade), D2L
+(Exempt) and Moodle (Excluded) take it by hand, which `notes` says, naming them.  A student an LMS cannot match
 (no id, email or login it knows) is left out of that file and named in
 `problems`, as is every hand-in not on the roster; a file no roster student
 fits (Classroom's, for a Canvas roster) is written with its header alone and
@@ -78,11 +81,30 @@ def import_files(book, lms_columns, points_possible=True, seen=()):
     for module in (blackboard, d2l):
         result.files[module.FILE] = module.course_file(book, graded, roster, seen, lms_columns, _score, result)
     result.files["plain_grades.csv"] = _plain(book)
+    excused = [f"{row.student.who} ({', '.join(row.excused)})" for row in roster if row.excused]
+    if excused and roster:
+        result.notes.append(f"excused, EX in canvas_import.csv and blank in the other files: {names(excused)}; "
+                            "an LMS whose import has no excused takes it by hand: "
+                            + "; ".join(EXCUSED_BY_HAND.values()))
     return result
 
 
+def _canvas_score(row, assignment):
+    mark = row.marks.get(assignment.id)
+    return CANVAS_EXCUSED if mark is not None and mark.excused else _score(row, assignment)
+
+
+CANVAS_EXCUSED = "EX"          # Canvas's importer: an excused submission
+# Where each LMS whose import has no "excused" takes it by hand, for the note naming the excused students.
+EXCUSED_BY_HAND = {"moodle_import.csv": "Moodle (grader report: edit the grade, tick Excluded)",
+                   "gradescope_scores.csv": "Gradescope (it has no excused: the score stays blank)",
+                   blackboard.FILE: "Blackboard's Grade Centre (the cell's menu: Exempt Grade)",
+                   d2l.FILE: "D2L (Grades → Enter Grades: Exempt)"}
+
+
 def _score(row, assignment, blank=""):
-    """A score as the LMS files write it: the number, 0 for missing, blank when not due yet or not graded."""
+    """A score as the LMS files write it: the number, 0 for missing, blank when not due yet, not graded or
+    excused."""
     mark = row.marks.get(assignment.id)
     if mark is None or not mark.due:
         return blank
@@ -126,12 +148,14 @@ def _canvas(book, graded, roster, lms_columns, points_possible, result):
     for row in students:
         s = row.student
         rows.append([s.sortable_name or s.name, s.lms_id, s.sis_id, s.login, s.section]
-                    + [_score(row, a) for a in graded])
+                    + [_canvas_score(row, a) for a in graded])
     return csv_text(header, rows)
 
 
 def _feedback(mark):
     """Moodle's feedback text for one mark: what a number alone does not say."""
+    if mark is not None and mark.excused:
+        return "excused"
     if mark is None or not mark.due:
         return ""
     if mark.missing:
@@ -191,12 +215,14 @@ def _classroom(book, graded, roster, lms_columns, points_possible, result):
 
 def _plain(book):
     header = ["student", "name", "lms_id", "sis_id", "login", "email", "section"]
-    header += [a.id for a in book.assignments] + ["total", "due", "out_of", "on_roster", "missing", "late"]
+    header += [a.id for a in book.assignments] + ["total", "due", "out_of", "on_roster", "missing", "late",
+                                                   "excused"]
     rows = []
     for row in book.rows:
         s = row.student
         rows.append([s.key, s.name, s.lms_id, s.sis_id, s.login, s.email, s.section]
-                    + [_score(row, a) for a in book.assignments]
+                    + [_canvas_score(row, a) for a in book.assignments]
                     + [f"{row.total:g}", f"{row.possible:g}", f"{book.max_total:g}",
-                       "yes" if s.on_roster else "no", " ".join(row.missing), " ".join(row.late)])
+                       "yes" if s.on_roster else "no", " ".join(row.missing), " ".join(row.late),
+                       " ".join(row.excused)])
     return csv_text(header, rows)

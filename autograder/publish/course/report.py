@@ -2,10 +2,11 @@
 
 One self-contained page from the course gradebook (book.py):
 how many students and assignments, each graded assignment's distribution
-drawn on one shared scale with its mean, median, missing, late and adjusted
-counts, the students whose scores are falling or who missed two or more
-assignments (with why each is listed), every student's row, and the hand-ins
-that matched nobody on the roster.  Test accounts are in none of it.
+drawn on one shared scale with its mean, median, missing, late, adjusted and excused
+counts (an excused student is in no mean or total), the students who earned 0 in every graded assignment,
+whose scores are falling or who missed two or more assignments (with why each is listed), every student's
+row with their slip days left, and the hand-ins that matched nobody on the roster.  Test accounts are in
+none of it.
 """
 
 import statistics
@@ -48,16 +49,24 @@ def _stats(book, assignment):
     return dict(id=assignment.id, title=assignment.title, max=f"{assignment.max_score:g}",
                 mean=f"{statistics.fmean(due):.2f}" if due else "-",
                 median=f"{statistics.median(due):g}" if due else "-",
-                handed_in=sum(1 for m in marks if m.status not in ("missing", "not-yet")),
+                handed_in=sum(1 for m in marks if m.status not in ("missing", "not-yet", "excused")),
                 missing=sum(1 for m in marks if m.missing), late=sum(1 for m in marks if m.late),
-                adjusted=sum(1 for m in marks if m.adjust_note), not_yet=sum(1 for m in marks if not m.due))
+                adjusted=sum(1 for m in marks if m.adjust_note),
+                not_yet=sum(1 for m in marks if not m.due and not m.excused),
+                excused=sum(1 for m in marks if m.excused))
 
 
 def why_to_look(book, row):
-    """Why a student needs a look (falling scores, two or more missed), in plain words; [] when they do not."""
+    """Why a student needs a look (0 in everything, falling scores, two or more missed), in plain words; [] when
+    they do not.  An excused assignment counts for none of it."""
     reasons = []
     shares = [(a.id, row.marks[a.id].score / a.max_score) for a in book.graded()
               if a.id in row.marks and row.marks[a.id].due and a.max_score]
+    # 0 in everything graded (Ivan: 0 of 10, in no list), said once: "missed N" says it of one who handed in nothing.
+    if shares and all(share == 0 for _, share in shares) and not (len(row.missing) >= 2
+                                                                  and len(row.missing) == len(shares)):
+        reasons.append(f"0 points in every graded assignment ({len(shares)} of {len(shares)})"
+                       if len(shares) > 1 else "0 points in the one assignment graded so far")
     if len(shares) >= 3 and all(later < earlier for (_, earlier), (_, later) in zip(shares[-3:], shares[-2:])):
         reasons.append("scores falling over the last three assignments")
     reasons += [f"a drop of {round(100 * (x - y))} points in 100 from {a} to {b}"
@@ -74,6 +83,8 @@ def _cell(mark):
         return dict(text="not yet", kind="not-yet")
     if mark.not_graded:      # handed in, no grade yet (a stopped run): never shown as a number
         return dict(text="not graded yet", kind="not-yet")
+    if mark.excused:         # in no mean or total
+        return dict(text="excused", kind="excused")
     kind = "missing" if mark.missing else "late" if mark.late else "adjusted" if mark.adjust_note else ""
     return dict(text=f"{mark.score:g}" + (f" ({kind})" if kind else ""), kind=kind)
 
@@ -81,7 +92,8 @@ def _cell(mark):
 def _student(book, row, reasons=()):
     s = row.student
     return dict(name=s.name, key=s.key, section=s.section, total=f"{row.total:g}", possible=f"{row.possible:g}",
-                marks=[_cell(row.marks.get(a.id)) for a in book.assignments], reasons=list(reasons))
+                marks=[_cell(row.marks.get(a.id)) for a in book.assignments], reasons=list(reasons),
+                slip="" if row.slip_pool is None else f"{row.slip_left} of {row.slip_pool}")
 
 
 def semester_report(book):
@@ -94,4 +106,5 @@ def semester_report(book):
                   stats=[_stats(book, a) for a in graded], columns=[a.id for a in book.assignments],
                   look=[_student(book, row, reasons) for row, reasons in look if reasons],
                   rows=[_student(book, row) for row in on_roster],
+                  slip_days=any(row.slip_pool is not None for row in on_roster),
                   off_roster=[_student(book, row) for row in book.rows if not row.student.on_roster])

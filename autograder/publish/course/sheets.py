@@ -26,10 +26,11 @@ from ...core.csv_cells import csv_text
 from ...feedback.write import zip_bytes
 
 STUDENT_COLUMNS = ("student", "name", "sortable_name", "lms_id", "sis_id", "login", "email", "section", "on_roster")
-TOTAL_COLUMNS = ("total", "due", "out_of", "missing", "late")
+TOTAL_COLUMNS = ("total", "due", "out_of", "missing", "late", "excused")
+SLIP_COLUMNS = ("slip_days_used", "slip_days_left")     # when the course gives slip days
 HISTORY_COLUMNS = ("student", "name", "assignment", "at", "event", "detail")
 # Cell colours, as the class report uses them (light, so the numbers stay readable).
-FILLS = {"missing": "F8D7DA", "late": "FFF3CD", "not-yet": "E9ECEF", "adjusted": "CFE2FF"}
+FILLS = {"missing": "F8D7DA", "late": "FFF3CD", "not-yet": "E9ECEF", "adjusted": "CFE2FF", "excused": "D1E7DD"}
 # A fixed date for the workbook's own properties: the file says nothing about when it was written.
 FIXED_DATE = datetime(2000, 1, 1)
 
@@ -38,6 +39,8 @@ def mark_word(mark):
     """`missing`, `not-yet`, or what else a TA should see at a glance (`late`, `adjusted`, `late adjusted`)."""
     if mark is None:
         return ""
+    if mark.excused:
+        return "excused"
     if mark.missing or not mark.due:
         return mark.status
     return " ".join(word for word, on in (("late", mark.late), ("adjusted", bool(mark.adjust_note))) if on)
@@ -47,7 +50,11 @@ def _header(book):
     header = list(STUDENT_COLUMNS)
     for assignment in book.assignments:
         header += [assignment.id, f"{assignment.id} mark"]
-    return header + list(TOTAL_COLUMNS)
+    return header + list(TOTAL_COLUMNS) + (list(SLIP_COLUMNS) if _slip_days(book) else [])
+
+
+def _slip_days(book):
+    return any(row.slip_pool is not None for row in book.rows)
 
 
 def _student_cells(student):
@@ -62,7 +69,8 @@ def _rows(book):
         for assignment in book.assignments:
             mark = row.marks.get(assignment.id)
             cells += [mark.score if mark is not None and mark.due else None, mark_word(mark)]
-        yield row, cells + [row.total, row.possible, book.max_total, len(row.missing), " ".join(row.late)]
+        cells += [row.total, row.possible, book.max_total, len(row.missing), " ".join(row.late), " ".join(row.excused)]
+        yield row, cells + ([row.slip_used, row.slip_left] if _slip_days(book) else [])
 
 
 def _text(value):
@@ -131,7 +139,7 @@ def course_grades_xlsx(book):
                 grades.cell(number, column + 1).fill = fill
     assignments = workbook.create_sheet("Assignments")
     _table(assignments, ("assignment", "title", "max_score", "deadline", "graded", "handed_in", "missing",
-                         "not_yet", "late", "adjusted", "mean"),
+                         "not_yet", "late", "adjusted", "mean", "excused"),
            [_assignment_row(book, a) for a in book.assignments], {"title": 44, "deadline": 26})
     history = workbook.create_sheet("History")
     _table(history, HISTORY_COLUMNS, _history(book), {"name": 28, "at": 26, "detail": 60})
@@ -144,8 +152,9 @@ def _assignment_row(book, assignment):
     return [assignment.id, assignment.title, assignment.max_score, assignment.deadline or "",
             "yes" if assignment.gradebook is not None else "no",
             sum(1 for m in marks if m.due and not m.missing), sum(1 for m in marks if m.missing),
-            sum(1 for m in marks if not m.due), sum(1 for m in marks if m.late),
-            sum(1 for m in marks if m.adjust_note), round(sum(due) / len(due), 2) if due else None]
+            sum(1 for m in marks if not m.due and not m.excused), sum(1 for m in marks if m.late),
+            sum(1 for m in marks if m.adjust_note), round(sum(due) / len(due), 2) if due else None,
+            sum(1 for m in marks if m.excused)]
 
 
 def _fixed_bytes(workbook):

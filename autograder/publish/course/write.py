@@ -15,6 +15,8 @@ from ...core.lms_columns import ASSIGNMENT_COLUMN, best_column
 from .report import semester_report
 from ...feedback.write import write_if_changed
 from .book import read_course_book
+from ...core.assignment import load_assignment
+from ...grade.refresh import bring_up_to_date
 from ...gradebook import lock
 from ...gradebook.read import FeedbackError, gradebook_path
 from ...gradebook.store import UNGRADABLE
@@ -94,11 +96,24 @@ def write_course_gradebook(course, target, gradebooks=None, points_possible=True
     Refuses (FeedbackError, nothing written) when an assignment has hand-ins not graded yet, unless `force`,
     which writes them as blanks, never as 0; and when a Canvas column is not one of the export's."""
     target = Path(target)
+    # Who is missing or excused, and the slip days spent, by the one rule as of now, whatever command ran last
+    # (grade/refresh.py): a student added to the roster since is in every file at once.
+    notes = [note for assignment_id, folder in _graded(course, gradebooks)
+             if (note := bring_up_to_date(course, load_assignment(course, assignment_id), folder))]
     # Each gradebook read while no `grade` or `extend` changes it (gradebook/lock.py).
     with ExitStack() as held:
         for folder in _folders(course, gradebooks):
             held.enter_context(lock.shared(folder))
-        return _write(course, target, gradebooks, points_possible, force)
+        done = _write(course, target, gradebooks, points_possible, force)
+    done.notes = notes + done.notes
+    return done
+
+
+def _graded(course, gradebooks):
+    """[(assignment id, folder)] of every assignment with a gradebook, where the course (or `gradebooks`) says."""
+    where = {k: Path(v) for k, v in (gradebooks or {}).items()}
+    found = [(a, where.get(a, course.grades_dir(a))) for a in course.assignment_ids()]
+    return [(a, folder) for a, folder in found if gradebook_path(folder).is_file()]
 
 
 def _folders(course, gradebooks):
@@ -135,6 +150,15 @@ def _write(course, target, gradebooks, points_possible, force):
                                                            for a, rows in unresolved.items()),
                      [line for a in unresolved for line in unplaced_lines(a, book.unplaced.get(a, []))]
                      + ["or give --force to write those students' cells blank (never 0)"])
+    if book.stale and not force:
+        raise _error("scores graded under cases, points, expected values or limits that are no longer the "
+                     "assignment's (cases.toml, expected.json or timing.json changed since), so no grade file is "
+                     "written: " + "; ".join(f"{a}: {names([name for _, name in rows])}"
+                                             for a, rows in book.stale.items()),
+                     [f"regrade {a}: run `autograder grade --assignment {a} --out {course.grades_dir(a)} PATHS`, "
+                      "PATHS every download of the class: it grades again each hand-in graded under the former "
+                      "rubric, and says why" for a in book.stale]
+                     + ["or give --force to write the former scores as they are"])
     if book.graded_apart and not force:
         raise _error("scores not all graded with the same cases, expected values and limits (a `grade --student` "
                      "after a change?), so no grade file is written: "
@@ -157,6 +181,8 @@ def _write(course, target, gradebooks, points_possible, force):
     if waiting:
         done.problems += [f"{a}: written blank, not graded yet: {names([r.student.who for r in rows])}"
                           for a, rows in waiting.items()]
+    done.problems += [f"{a}: written as graded under the assignment's former cases, points, expected values or "
+                      f"limits: {names([name for _, name in rows])}" for a, rows in book.stale.items()]
     done.problems += [f"{a}: written as graded, with other cases or limits than the rest: "
                       f"{names([name for _, name in rows])}" for a, rows in book.graded_apart.items()]
     if unresolved:
