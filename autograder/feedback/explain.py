@@ -8,6 +8,7 @@ holds every page to.
 """
 
 import builtins
+import functools
 import itertools
 import re
 
@@ -77,8 +78,9 @@ CASE_ADVICE = {
     "memory": "The function used more memory than allowed.",
     "crashed": "The Python process stopped while running this check (exit() or a crash).",
     "withheld": "Your function returned the right value here, but this check counts only together with the "
-                "checks it names: a function that returns the same answer whatever it is given would pass it "
-                "by chance. Make those checks pass and this one counts too.",
+                "checks it names: a function that returns the same answer whatever it is given, or that knows "
+                "only the public checks' answers, would pass it by chance. Make those checks pass and this one "
+                "counts too.",
 }
 
 # Plain words for common exceptions, by type name.
@@ -313,6 +315,7 @@ def hidden_result(status, message):
 NOT_JUDGED = "no result"
 
 
+@functools.cache
 def hidden_words():
     """Every phrase hidden_result can give, written here, finite: each status's words, `raised an error (Name)`
     for Python's own exception names only, and `wrong answer: ...` with one of scoring's fixed sentences."""
