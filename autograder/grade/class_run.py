@@ -457,7 +457,7 @@ def _match_roster(records, intake, assignment_id):
             _give(handin, first)
             copies += [_give(replace(handin), other) for other in others]     # each member's own row
         elif decision.key:              # a namesake's submission (D2L): a row of its own, under D2L's id
-            handin.student = decision.key
+            handin.student, handin.namesake = decision.key, True
             handin.notes = tuple(n for n in handin.notes if "the last one counts" not in n) + (
                 f"{NOTE}D2L submission {handin.upload} by {handin.name!r}, kept apart from the other submissions "
                 "under that name: the roster has several students so named",)

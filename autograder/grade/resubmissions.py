@@ -14,8 +14,10 @@ that tie on all of these (the notebooks of one submission, downloads that
 only the order given to `grade` tells apart) are all run, and the gradebook
 says which counts and why.  Several D2L submissions
 under one name with no student to tell them apart (kept apart by
-roster/match.py) are one student's resubmissions or namesakes' work: the
-newest is run, the others wait until the class list places them.
+roster/match.py) are one student's resubmissions or namesakes' work: with no
+class list the newest is run, the others wait until one places them; where the
+class list has several students of that name, each is run (namesakes' work
+is never set aside for another's).
 """
 
 from collections import defaultdict
@@ -52,7 +54,7 @@ def set_aside_older(todo, considered, zone=None):
 
 
 def _whose(handin):
-    if handin.student.startswith(D2L_APART):
+    if handin.student.startswith(D2L_APART) and not handin.namesake:
         return ("d2l-name", handin.name)
     return handin.student
 

@@ -105,6 +105,7 @@ class Handin:
     lms_order: int | None = None       # where the LMS put its submission in time (Canvas: its last attachment id)
     position: int = 0                  # which of the paths given to `grade` it came from
     unplaced: str = ""                 # why it may be a roster student's it is not placed on (roster/match.py)
+    namesake: bool = False             # kept apart because the roster has several students of its name
     # Its code cells, from intake's one reading of the file: what is run and what similarity keeps are the bytes
     # that were hashed, and no later stage parses the notebook again.  Code alone (no outputs): small.
     cells: tuple | None = field(default=None, repr=False, compare=False)
