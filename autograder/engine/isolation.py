@@ -279,7 +279,7 @@ def enter_users(uid, limits, private_dir, landlock_paths=None):
         lacking.append("files other than the course's hidden by permissions only (no Landlock): world-readable "
                        "files elsewhere on this machine stay readable")
     if not seccomp.shut(network=True):
-        lacking += [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS]
+        lacking += [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS, seccomp.NO_FILTER_SIBLINGS]
     _environment(private_dir, private_dir)
     return lacking
 
@@ -307,7 +307,8 @@ def enter_landlock(limits, private_dir, read_paths, uid=None):
     # As an ordinary user the worker is the grading user: what Landlock does not mediate (a file's mode, owner,
     # times and extended attributes) it could change on every file of the grader's (see seccomp.py).
     lacking = [] if seccomp.shut(network=True, metadata=uid is None) else \
-        [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS] + ([seccomp.NO_FILTER_METADATA] if uid is None else [])
+        [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS, seccomp.NO_FILTER_SIBLINGS] + \
+        ([seccomp.NO_FILTER_METADATA] if uid is None else [])
     _environment(private_dir, private_dir)
     return lacking
 

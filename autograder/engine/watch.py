@@ -8,6 +8,7 @@ import os
 import select
 import signal
 import time
+import typing
 
 STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the limit ...
 STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
@@ -22,56 +23,80 @@ def cpu_tolerance(limit):
 
 
 class Watch:
-    """When to check on a process doing a request, and what its CPU time says.
+    """When to check on a request, and what the kernel's counts say of it.
 
-    "evading": it used more CPU than its limit allows, so its own timer did not stop it.
-    "stalled": it used no CPU for the backstop's time (sleeping, blocked, waiting
-    on a child), counting wall time minus the time it waited for a CPU.
+    A request's CPU time is that of the worker and every process it started (Counts): a Pool's processes, a
+    child that left its process group, and those that ended meanwhile.  Three verdicts:
 
-    The kernel's counts are read when the request starts (one small read), so an
-    overrun is seen within a few milliseconds of its limit plus tolerance: the
-    first check comes at the limit, and later ones every few milliseconds.
+    "evading": the process doing the request used more CPU than its limit allows, so its own CPU timer (which
+    counts that process alone) fired and it did not answer: it is killed.
+    "over": together its processes used more than the limit, which that timer cannot see: it is interrupted,
+    as its timer would have interrupted it.
+    "stalled": it made no progress for the backstop's time (sleeping, blocked, waiting on a child), counting
+    wall time less the time the worker's processes waited for a CPU, summed over them.  That sum is why a
+    Pool is never stopped for the machine's load: whenever any of its processes runs or waits for a CPU,
+    wall time less their summed waits grows no faster than their CPU time, which the limit bounds; only
+    time in which none of them runs or waits (the whole group asleep or blocked) can add up to a stall.
+
+    The kernel's counts are read when the request starts, so an overrun is seen within a few milliseconds of
+    its limit plus tolerance: the first look comes at the limit (sooner when its processes use more than one
+    CPU), and later ones every few milliseconds.
     """
 
     def __init__(self, usage, limit, stall_after=None):
-        """`usage()`: the process's (CPU seconds, seconds spent waiting for a CPU), or (None, None)."""
+        """`usage()`: a Usage of the worker's processes (Counts.read), or None when they cannot be counted."""
         self.usage, self.limit = usage, limit
         self.started = time.monotonic()
-        self.first = usage()  # (CPU, queued seconds) when it started
-        self.used = 0.0           # CPU seconds at the last check
+        self.first = usage()      # when it started
+        self.used = 0.0           # CPU seconds of its processes at the last look (never less than at the one before)
+        self.rate = 1.0           # CPU seconds per second they used so far, at least 1
+        self.waited = {}          # thread -> seconds it waited for a CPU since the start, at the last look it was seen
         self.backstop = stall_after if stall_after is not None else limit * STALL_FACTOR + STALL_EXTRA
         self.extra = 0.0
 
     def next_check(self):
-        """Seconds until the next look: not before it could have used its limit, then often."""
-        due = self.limit + cpu_tolerance(self.limit) - self.used
+        """Seconds until the next look: not before its processes could have used its limit, then often."""
+        due = (self.limit + cpu_tolerance(self.limit) - self.used) / self.rate
         return min(POLL, max(CLOSE_POLL, due))
 
     def grace(self, seconds):
         self.extra += seconds
 
     def _counts(self):
-        """(wall seconds, CPU seconds used, wall seconds not spent waiting for a CPU) so far."""
+        """(wall seconds, CPU seconds of its processes, of the one doing the request, wall seconds not spent
+        waiting for a CPU) so far; the CPU times are None when unknown."""
         elapsed = time.monotonic() - self.started
-        cpu, queued = self.usage()
-        cpu0, queued0 = self.first
-        if cpu is None or cpu0 is None:
-            return elapsed, None, elapsed
-        self.used = cpu - cpu0
-        return elapsed, self.used, elapsed - (queued - queued0)
+        now = self.usage()
+        if now is None or self.first is None:
+            return elapsed, None, None, elapsed
+        # A look can miss a process the instant its parent reaps it (its time is in neither yet): never less.
+        self.used = max(self.used, now.cpu - self.first.cpu)
+        self.rate = max(1.0, self.used / elapsed) if elapsed > 0 else 1.0
+        own = None if now.own is None or self.first.own is None else now.own - self.first.own
+        for thread, seconds in now.waits.items():
+            # A thread that ended keeps what it was last seen to wait; one new since the start waited from zero.
+            waited = seconds - self.first.waits.get(thread, 0.0)
+            if waited > self.waited.get(thread, 0.0):
+                self.waited[thread] = waited
+        return elapsed, self.used, own, elapsed - sum(self.waited.values())
 
     def verdict(self):
-        elapsed, used, not_waiting = self._counts()
-        if used is not None and used > self.limit + cpu_tolerance(self.limit):
+        _, used, own, not_waiting = self._counts()
+        allowed = self.limit + cpu_tolerance(self.limit)
+        if own is not None and own > allowed:
             return "evading"
+        if used is not None and used > allowed:
+            return "over"
         if not_waiting >= self.backstop + self.extra:
             return "stalled"
         return None
 
     def end(self):
-        """(CPU seconds used or None, seconds to charge to the budget) once the request is over."""
-        _, used, not_waiting = self._counts()
-        return used, max(0.0, not_waiting)
+        """(CPU seconds its processes used or None, seconds to charge to the budget) once the request is over:
+        its wall time not spent waiting for a CPU, or the CPU time of its processes where that is more (a
+        Pool's processes use more than one CPU at a time)."""
+        _, used, _, not_waiting = self._counts()
+        return used, max(0.0, not_waiting, used or 0.0)
 
 
 
@@ -128,35 +153,148 @@ def _listed(path, root):
         return list(entries)
 
 
-class Counts:
-    """(CPU seconds, seconds spent waiting for a CPU) of a worker or its runner, from the kernel.
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
-    Read twice per request, so each process's /proc/PID/schedstat stays open and
-    is read again from its start (a tenth of opening it each time).  An open file
-    names its process, not its number: once that process is gone, reads fail
-    (None, None) rather than count another that reused the number.
+
+class Usage(typing.NamedTuple):
+    cpu: float           # CPU seconds of a worker and of every process it started, ended ones included
+    own: float | None    # of which one process itself (the one doing a request), None when it is not among them
+    waits: dict          # {(pid, its start, thread id): seconds that thread has waited for a CPU}
+
+
+class Counts:
+    """What the kernel counts of a worker and every process it started: CPU time, time waited for a CPU.
+
+    The processes are the worker's tree, walked from /proc/PID/task/TID/children.  No process of a hand-in can
+    leave it: the worker is their subreaper (PID 1 of its namespace in the namespaces layer), so an orphan, a
+    double fork or a process that called setsid or setpgid is still the worker's descendant, and seccomp.py
+    refuses the one call that would make a sibling of the worker (clone with CLONE_PARENT).  Each process
+    counts its own CPU time (utime, stime: all its threads, ended ones included) and its reaped children's
+    (cutime, cstime): the kernel moves an ended child's time into its parent's when the parent reaps it, so
+    the sum over the live tree holds every process the hand-in has ever started, whenever it ended.  One
+    exception: the children of a parent that ignores SIGCHLD (or sets SA_NOCLDWAIT) are reaped by the kernel,
+    and their time goes to nobody once they end (a process seen before then has its time counted, Watch).
+    A filter cannot refuse that without breaking honest code (dash's `wait` and multiprocessing's forkserver
+    need a SIGCHLD handler, and seccomp cannot tell a handler from SIG_IGN); such a case is still bounded by
+    its backstop and its hand-in's budget (docs/security.md).
+
+    Why this and not a cgroup per worker (whose cpu.stat counts every process, that one included): the tree
+    is there in every layer, for an ordinary user and in a container too, where the grader can make no
+    cgroup; it gives the time each process waited for a CPU, which the backstop needs and cgroup v1 does not
+    count; and reading it costs three reads of open files for a worker alone (a few microseconds), where a
+    cgroup per worker costs a migration into it, which waits for the kernel.
+
+    The files of the worker and of the process doing the request stay open and are read again from their
+    start; a child's are opened for each look.  An open file names its process, not its number: once that
+    process is gone, reads fail rather than count another that reused the number.  A walk reads each
+    process before its children, so a child reaped meanwhile is missed for that look, never counted twice.
     """
 
     def __init__(self, worker):
         self.worker = worker
-        self._files = {}  # pid -> open schedstat: the worker's, and its live runner's
+        self._files = {}  # (pid, file name) -> open file: the worker's, and the one doing the request's
 
     def read(self, pid):
-        fd = self._files.get(pid)
+        """The Usage of the worker's tree, `own` being `pid`'s; None once the worker is gone."""
+        cpu, own, waits = 0, None, {}
+        for process, (fields, threads) in self._walk(keep=(self.worker, pid)).items():
+            cpu += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+            if process == pid:
+                own = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+            start = int(fields[19])
+            for thread, waited in threads.items():
+                waits[(process, start, thread)] = waited
+        if not waits:
+            return None
+        return Usage(cpu / CLOCK_TICKS, own, waits)
+
+    def members(self):
+        """{pid: its start time} of the live processes of the worker's tree but the worker (zombies are not)."""
+        return {process: int(fields[19]) for process, (fields, _) in self._walk(keep=(self.worker,)).items()
+                if process != self.worker and fields[0] not in (b"Z", b"X")}
+
+    def stop_strays(self, kept, wait=5.0):
+        """Kill every live process of the worker's tree but the worker and `kept` (members() before a case runner
+        started, less the runner): what a runner that ended left behind, its process group's or not.  Each is
+        checked to be the process seen (its start time) through a pidfd before it is sent SIGKILL; what they
+        start meanwhile is found and killed next time round.  They become the worker's zombies (it reaps them).
+        False if some were still alive after `wait` seconds."""
+        deadline = time.monotonic() + wait
+        while True:
+            strays = {pid: start for pid, start in self.members().items() if kept.get(pid) != start}
+            if not strays:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid, start in strays.items():
+                handle = pidfd(pid)
+                try:
+                    if _start_time(pid) == start:
+                        kill(pid, signal.SIGKILL, handle)
+                finally:
+                    if handle is not None:
+                        os.close(handle)
+            time.sleep(0.001)   # SIGKILL is not instant: a killed process is a zombie a moment later
+
+    def _walk(self, keep):
+        """{pid: (its /proc/PID/stat fields after the name, {thread id: seconds waited for a CPU})} of the worker's
+        tree, parents before children; empty once the worker is gone."""
+        found, stack = {}, [self.worker]
+        while stack:
+            pid = stack.pop()
+            if pid in found:
+                continue
+            kept = pid in keep
+            try:
+                stat = self._read(pid, "stat", kept)
+                fields = stat[stat.rindex(b")") + 2:].split()
+                if pid != self.worker and int(fields[1]) not in found:
+                    continue   # not a child of the tree's (its number was reused after the child ended)
+                if fields[17] == b"1":   # one thread (most processes): its files, the process's own
+                    threads = {pid: self._read(pid, "schedstat", kept)}
+                    children = self._read(pid, f"task/{pid}/children", kept).split()
+                else:
+                    threads, children = {}, []
+                    for thread in os.listdir(f"/proc/{pid}/task"):
+                        threads[int(thread)] = self._read(pid, f"task/{thread}/schedstat", False)
+                        children += self._read(pid, f"task/{thread}/children", False).split()
+            except (OSError, ValueError, IndexError):
+                self._forget(pid)
+                continue   # gone (or going): its time is in its parent's now, or will be at the next look
+            found[pid] = (fields, {thread: int(line.split()[1]) / 1e9 for thread, line in threads.items()})
+            stack += [int(child) for child in children]
+        for old in {p for p, _ in self._files} - set(keep):
+            self._forget(old)   # a runner that has been replaced
+        return found
+
+    def _read(self, pid, name, keep):
+        fd = self._files.get((pid, name)) if keep else None
+        if fd is None:
+            fd = os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC)
+            if keep:
+                self._files[(pid, name)] = fd
         try:
-            if fd is None:
-                for old in [p for p in self._files if p != self.worker]:
-                    os.close(self._files.pop(old))  # a runner that has been replaced
-                fd = self._files[pid] = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            run, wait, _ = os.pread(fd, 256, 0).split()
-            return int(run) / 1e9, int(wait) / 1e9
-        except (OSError, ValueError):
-            return None, None
+            return os.pread(fd, 1 << 16, 0)
+        finally:
+            if not keep:
+                os.close(fd)
+
+    def _forget(self, pid):
+        for key in [key for key in self._files if key[0] == pid]:
+            os.close(self._files.pop(key))
 
     def close(self):
         for fd in self._files.values():
             os.close(fd)
         self._files.clear()
+
+
+def _start_time(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 

@@ -461,8 +461,8 @@ def test_a_close_that_cannot_ask_ahead_still_closes_and_the_next_worker_comes(mo
 
 
 def test_the_kernels_counts_are_read_from_the_process_not_from_its_number():
-    """The grader keeps each watched process's /proc/PID/schedstat open (read twice per request): once that
-    process is gone the counts are unknown, never those of whatever took its number next."""
+    """The grader keeps the watched worker's /proc files open (read twice per request): once that process is
+    gone the counts are unknown, never those of whatever took its number next."""
     from autograder.engine.watch import Counts
     child = os.fork()
     if child == 0:
@@ -470,13 +470,13 @@ def test_the_kernels_counts_are_read_from_the_process_not_from_its_number():
         os._exit(0)
     counts = Counts(child)
     try:
-        cpu, waited = counts.read(child)
-        assert cpu is not None and cpu >= 0 and waited >= 0
+        usage = counts.read(child)
+        assert usage.cpu >= 0 and usage.own >= 0 and list(usage.waits) and min(usage.waits.values()) >= 0
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
     try:
-        assert counts.read(child) == (None, None)
+        assert counts.read(child) is None
     finally:
         counts.close()
 
