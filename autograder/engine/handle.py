@@ -251,6 +251,8 @@ class Worker:
             # overrun is the grader's time, never the hand-in's budget.
             self.used += min(charge, limit)
         interrupted = reply is not None and bool(reply.get("interrupted"))
+        if reply is not None and (stopped or interrupted):
+            self._end_what_it_started(waited.first)
         if interrupted:
             self._queue.interrupted()
         if self._queue.rerun(stopped, interrupted):
@@ -258,6 +260,18 @@ class Worker:
             # worker had already begun: it runs again, on its own.
             return self._exchange(message, limit, pid, kind)
         return reply, stopped
+
+    def _end_what_it_started(self, first):
+        """A request that was stopped takes the processes it started with it (a Pool outside a `with`, a child that
+        left its process group), so none runs on into the next request, counted against it.  Once stopped, the
+        process that did it runs nothing else until the grader writes again (worker.py's _Channel drops what
+        was sent behind it), so all that is new in the worker's tree since `first` (its Usage when the request
+        started) is that request's."""
+        if first is None:
+            return
+        if not self._counts.stop_strays({pid: start for pid, start, _ in first.waits}):
+            self.close()
+            raise WorkerDied("a process its stopped case started could not be killed")
 
     def _write_line(self, line):
         write_all(self._requests, line)

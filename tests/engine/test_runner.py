@@ -706,9 +706,7 @@ def test_a_pool_s_processes_die_with_the_case_runner_that_started_them():
     """Issue 41: a Pool's processes belong to the case that made them.  A runner killed on its limit takes its pool
     with it (its process group), so no process of that case burns the CPU of the next one; a Pool still works
     after.  (In the namespaces layer, as here as root, /proc shows the hand-in's own processes only.)"""
-    # (A pool's processes wait for a CPU while the runner sleeps, which the wall-clock backstop does not subtract:
-    # a limit of 3 s keeps a loaded machine from stopping the honest pool at the end.)
-    outcome = run([POOL_THAT_NEVER_ENDS], "gone()", "hang()", "processes()", "pooled(50)", timeout=3.0)
+    outcome = run([POOL_THAT_NEVER_ENDS], "gone()", "hang()", "processes()", "pooled(50)", timeout=1.0)
     assert [c.status for c in outcome.calls] == ["crashed", "timeout", "ok", "ok"], outcome.calls
     assert len(outcome.calls[2].value) == 2, outcome.calls[2].value     # the worker and the runner asking
     assert outcome.calls[3].value == 2500
