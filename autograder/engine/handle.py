@@ -21,7 +21,7 @@ from .requests import RequestQueue, cell_request
 from .watch import (MAX_FILES, Counts, Watch, alive, child_of, cpu_tolerance, folder_usage, how_it_ended, kill,
                     pidfd, write_all)
 
-INTERRUPT_GRACE = 0.1    # seconds a sleeping or blocked worker gets to answer after an interrupt
+INTERRUPT_GRACE = 0.1    # seconds a worker gets to answer after an interrupt (not counting its waits for a CPU)
 RUNNER_START = 5.0       # seconds a worker gets to fork a runner, or to report its end
 
 
@@ -222,6 +222,10 @@ class Worker:
         limit), ...], written right behind this one (see call).  Raises BadReply, _RunnerEnded (its runner ended
         instead of answering) and WorkerDied (the worker ended).
         """
+        # What the worker's tree holds before the request can start: read once it is written, a child the request
+        # forked at once would already be there, taken for an older process (a cell's Pool), and live on when
+        # the request is stopped.  (A request sent ahead may have started already: read when its turn comes.)
+        before = self._counts.read(pid) if self._queue.idle else None
         asking = self._queue.ask([(message, limit)] + (list(ahead) if pid == self.pid else []))
         if asking.cancel is not None:
             try:
@@ -242,7 +246,8 @@ class Worker:
         # A cell is also held to its limit in wall time (less time waiting for a CPU), as a
         # top-level loop of forks spends it in the kernel, where the CPU timer sees little.
         # Whatever process does the request, the whole worker's processes are counted (Counts.read).
-        waited = Watch(functools.partial(self._counts.read, pid), limit, stall_after=limit if kind == "cell" else None)
+        waited = Watch(functools.partial(self._counts.read, pid), limit, stall_after=limit if kind == "cell" else None,
+                       first=before, doer=pid)
         try:
             reply, stopped = self._await(number, kind, pid, waited)
         finally:
@@ -277,7 +282,7 @@ class Worker:
         write_all(self._requests, line)
 
     def _await(self, number, kind, pid, waited):
-        interrupted_at = None
+        interrupted = False
         while True:
             try:
                 line = self._lines.next(waited.next_check())
@@ -285,24 +290,21 @@ class Worker:
                 raise WorkerDied(self._death()) from None
             if line is None:
                 self._check_disk()
-                if interrupted_at is not None:
-                    if time.monotonic() - interrupted_at >= INTERRUPT_GRACE:
+                if interrupted:
+                    if waited.answer_overdue(INTERRUPT_GRACE):
                         return None, True
                     continue
-                verdict = waited.verdict()
-                if verdict == "evading":
-                    # Its own CPU timer interrupted it at the limit and it did not answer: it caught the
-                    # interrupt, or is deep in C code or a recursion it cannot unwind quickly.  No second
-                    # chance: it is killed now, and the time it took is the grader's, not the hand-in's.
-                    return None, True
-                if verdict in ("over", "stalled"):
-                    # Over: its processes together used up the limit, which the CPU timer of the one doing the
-                    # request does not count (a Pool's processes compute while it waits for them).  Stalled:
-                    # sleeping or blocked (no CPU, so no timer fires).  Either way an interrupt, as its timer
-                    # would send, then a moment: the Pool's `with` ends its processes and the answer comes.
+                if waited.verdict() is not None:
+                    # Over: its processes used up the limit.  The CPU timer of the one doing the request counts
+                    # that process alone (a Pool's processes compute while it waits for them), fires late on a
+                    # loaded machine, or was caught.  Stalled: sleeping or blocked (no CPU, so no timer fires).
+                    # Either way an interrupt, as its timer would send, then a moment: the Pool's `with` ends
+                    # its processes and the answer comes, with where it was.  Without one it is killed (it
+                    # caught the interrupt, or is deep in C code), and that time is the grader's, not the
+                    # hand-in's.
                     kill(pid, signal.SIGINT, self._runner_fd if pid == self._runner else None)
-                    interrupted_at = time.monotonic()
-                    waited.grace(INTERRUPT_GRACE)
+                    waited.interrupted()
+                    interrupted = True
                 continue
             if not line.strip():
                 continue
@@ -318,8 +320,8 @@ class Worker:
                 continue  # the late answer to a request already given up on
             if verdict == "wrong":
                 raise replies.BadReply("it wrote something other than the answer to the grader's request")
-            self._queue.answered(interrupted_at is not None)
-            return replies.check(kind, reply), interrupted_at is not None
+            self._queue.answered(interrupted)
+            return replies.check(kind, reply), interrupted
 
     def _check_disk(self):
         """Stop a worker whose folder outgrew Limits.disk_mb (or holds more files than a notebook makes, or a

@@ -170,6 +170,20 @@ def enter_namespaces(uid, limits, root, new_pid=True):
         _write("/proc/self/gid_map", f"{INNER_ID} {outer_gid} 1")
         uid = INNER_ID
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    # The folders made on the way to each mount point (/root/.pyenv/versions above a pyenv Python, the folders
+    # above a virtual environment) must let the worker's user id through, whatever the grader's umask: 077 once
+    # a "users" sandbox or a private course set it, which left them 700, root's, so that the worker could not
+    # import what it had not preloaded (multiprocessing, IPython's magics).
+    mask = os.umask(0o022)
+    try:
+        _build_root(uid, limits, root)
+    finally:
+        os.umask(mask)
+    return {"as_root": as_root, "uid": uid}
+
+
+def _build_root(uid, limits, root):
+    """The new root's tmpfs, its read-only mounts of the system and of Python, its devices and its own folders."""
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limits['disk_mb']}m,mode=755")
     for path in SYSTEM_PATHS + tuple(python_paths()):
         _bind_read_only(path, root)
@@ -191,7 +205,6 @@ def enter_namespaces(uid, limits, root, new_pid=True):
         os.makedirs(root + folder, exist_ok=True)
         os.chown(root + folder, uid, uid)
         os.chmod(root + folder, mode)
-    return {"as_root": as_root, "uid": uid}
 
 
 def finish_namespaces(state, limits, root):

@@ -26,12 +26,12 @@ class Watch:
     """When to check on a request, and what the kernel's counts say of it.
 
     A request's CPU time is that of the worker and every process it started (Counts): a Pool's processes, a
-    child that left its process group, and those that ended meanwhile.  Three verdicts:
+    child that left its process group, and those that ended meanwhile.  Two verdicts, each of which gets the
+    process doing the request an interrupt (then, without an answer, it is killed: handle.Worker._await):
 
-    "evading": the process doing the request used more CPU than its limit allows, so its own CPU timer (which
-    counts that process alone) fired and it did not answer: it is killed.
-    "over": together its processes used more than the limit, which that timer cannot see: it is interrupted,
-    as its timer would have interrupted it.
+    "over": its processes used more CPU than its limit allows.  The CPU timer of the one doing the request
+    counts that process alone, and on a loaded machine fires late (by tenths of a second, as measured on a
+    2-core VM under load 10) or was caught; a Pool's processes compute while it waits for them.
     "stalled": it made no progress for the backstop's time (sleeping, blocked, waiting on a child), counting
     wall time less the time the worker's processes waited for a CPU, summed over them.  That sum is why a
     Pool is never stopped for the machine's load: whenever any of its processes runs or waits for a CPU,
@@ -43,51 +43,66 @@ class Watch:
     CPU), and later ones every few milliseconds.
     """
 
-    def __init__(self, usage, limit, stall_after=None):
-        """`usage()`: a Usage of the worker's processes (Counts.read), or None when they cannot be counted."""
-        self.usage, self.limit = usage, limit
+    def __init__(self, usage, limit, stall_after=None, first=None, doer=None):
+        """`usage()`: a Usage of the worker's processes (Counts.read), or None when they cannot be counted.
+        `first`: the Usage read before the request was written, if it was (see handle.Worker._exchange).
+        `doer`: the pid of the process doing the request (see interrupted)."""
+        self.usage, self.limit, self.doer = usage, limit, doer
         self.started = time.monotonic()
-        self.first = usage()      # when it started
+        self.first = first if first is not None else usage()      # when it started
         self.used = 0.0           # CPU seconds of its processes at the last look (never less than at the one before)
         self.rate = 1.0           # CPU seconds per second they used so far, at least 1
         self.waited = {}          # thread -> seconds it waited for a CPU since the start, at the last look it was seen
         self.backstop = stall_after if stall_after is not None else limit * STALL_FACTOR + STALL_EXTRA
-        self.extra = 0.0
+        self._interrupted = None   # (monotonic time, the doer's wait for a CPU, CPU seconds used) when interrupted
 
     def next_check(self):
         """Seconds until the next look: not before its processes could have used its limit, then often."""
         due = (self.limit + cpu_tolerance(self.limit) - self.used) / self.rate
         return min(POLL, max(CLOSE_POLL, due))
 
-    def grace(self, seconds):
-        self.extra += seconds
+    def interrupted(self):
+        """The grader has just interrupted the process doing the request (see answer_overdue)."""
+        self._counts()
+        self._interrupted = (time.monotonic(), self._doer_waited(), self.used)
+
+    def answer_overdue(self, grace):
+        """Has the process doing the request had `grace` seconds since its interrupt to answer, running or asleep?
+        Its waits for a CPU are not counted: on a loaded machine an honest process may wait longer than that to
+        run its handler.  Its own waits alone, which never outgrow the wall clock, so the grace always ends; and
+        it ends too once its processes used that much CPU (one that shrugs off the interrupt while the
+        processes it started keep it from a CPU)."""
+        self._counts()
+        since, waited, used = self._interrupted
+        return (time.monotonic() - since - (self._doer_waited() - waited) >= grace
+                or self.used - used >= grace)
+
+    def _doer_waited(self):
+        return sum(seconds for (process, _, thread), seconds in self.waited.items()
+                   if process == thread == self.doer)
 
     def _counts(self):
-        """(wall seconds, CPU seconds of its processes, of the one doing the request, wall seconds not spent
-        waiting for a CPU) so far; the CPU times are None when unknown."""
+        """(wall seconds, CPU seconds of its processes or None when unknown, wall seconds not spent waiting for a
+        CPU) so far."""
         elapsed = time.monotonic() - self.started
         now = self.usage()
         if now is None or self.first is None:
-            return elapsed, None, None, elapsed
+            return elapsed, None, elapsed
         # A look can miss a process the instant its parent reaps it (its time is in neither yet): never less.
         self.used = max(self.used, now.cpu - self.first.cpu)
         self.rate = max(1.0, self.used / elapsed) if elapsed > 0 else 1.0
-        own = None if now.own is None or self.first.own is None else now.own - self.first.own
         for thread, seconds in now.waits.items():
             # A thread that ended keeps what it was last seen to wait; one new since the start waited from zero.
             waited = seconds - self.first.waits.get(thread, 0.0)
             if waited > self.waited.get(thread, 0.0):
                 self.waited[thread] = waited
-        return elapsed, self.used, own, elapsed - sum(self.waited.values())
+        return elapsed, self.used, elapsed - sum(self.waited.values())
 
     def verdict(self):
-        _, used, own, not_waiting = self._counts()
-        allowed = self.limit + cpu_tolerance(self.limit)
-        if own is not None and own > allowed:
-            return "evading"
-        if used is not None and used > allowed:
+        _, used, not_waiting = self._counts()
+        if used is not None and used > self.limit + cpu_tolerance(self.limit):
             return "over"
-        if not_waiting >= self.backstop + self.extra:
+        if not_waiting >= self.backstop:
             return "stalled"
         return None
 
@@ -95,7 +110,7 @@ class Watch:
         """(CPU seconds its processes used or None, seconds to charge to the budget) once the request is over:
         its wall time not spent waiting for a CPU, or the CPU time of its processes where that is more (a
         Pool's processes use more than one CPU at a time)."""
-        _, used, _, not_waiting = self._counts()
+        _, used, not_waiting = self._counts()
         return used, max(0.0, not_waiting, used or 0.0)
 
 
@@ -158,7 +173,6 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 class Usage(typing.NamedTuple):
     cpu: float           # CPU seconds of a worker and of every process it started, ended ones included
-    own: float | None    # of which one process itself (the one doing a request), None when it is not among them
     waits: dict          # {(pid, its start, thread id): seconds that thread has waited for a CPU}
 
 
@@ -192,21 +206,22 @@ class Counts:
 
     def __init__(self, worker):
         self.worker = worker
-        self._files = {}  # (pid, file name) -> open file: the worker's, and the one doing the request's
+        self._files = {}  # pid -> its open files (_kept_files): the worker's, and the one doing the request's
+        self._kept = None  # the processes whose files were kept at the last walk
+        self._ended = False  # the worker's own files failed once: it is gone, whatever takes its number next
 
     def read(self, pid):
-        """The Usage of the worker's tree, `own` being `pid`'s; None once the worker is gone."""
-        cpu, own, waits = 0, None, {}
+        """The Usage of the worker's tree (`pid`: the process doing the request, whose files stay open too); None
+        once the worker is gone."""
+        ticks, waits = 0, {}
         for process, (fields, threads) in self._walk(keep=(self.worker, pid)).items():
-            cpu += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
-            if process == pid:
-                own = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+            ticks += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
             start = int(fields[19])
             for thread, waited in threads.items():
-                waits[(process, start, thread)] = waited
+                waits[(process, start, thread)] = waited / 1e9
         if not waits:
             return None
-        return Usage(cpu / CLOCK_TICKS, own, waits)
+        return Usage(ticks / CLOCK_TICKS, waits)
 
     def members(self):
         """{pid: its start time} of the live processes of the worker's tree but the worker (zombies are not)."""
@@ -237,56 +252,85 @@ class Counts:
             time.sleep(0.001)   # SIGKILL is not instant: a killed process is a zombie a moment later
 
     def _walk(self, keep):
-        """{pid: (its /proc/PID/stat fields after the name, {thread id: seconds waited for a CPU})} of the worker's
-        tree, parents before children; empty once the worker is gone."""
-        found, stack = {}, [self.worker]
+        """{pid: (its /proc/PID/stat fields after the name, {thread id: nanoseconds it waited for a CPU})} of the
+        worker's tree, parents before children; empty once the worker is gone.  (Twice per request and at each
+        look: kept lean.)"""
+        if keep != self._kept:
+            for old in set(self._files) - set(keep):
+                self._forget(old)   # a runner that has been replaced
+            self._kept = keep
+        found, stack = {}, [] if self._ended else [self.worker]
         while stack:
             pid = stack.pop()
             if pid in found:
                 continue
-            kept = pid in keep
             try:
-                stat = self._read(pid, "stat", kept)
+                kept = self._kept_files(pid) if pid in keep else None
+                stat = os.pread(kept[0], 4096, 0) if kept else _read_once(f"/proc/{pid}/stat")
                 fields = stat[stat.rindex(b")") + 2:].split()
                 if pid != self.worker and int(fields[1]) not in found:
                     continue   # not a child of the tree's (its number was reused after the child ended)
                 if fields[17] == b"1":   # one thread (most processes): its files, the process's own
-                    threads = {pid: self._read(pid, "schedstat", kept)}
-                    children = self._read(pid, f"task/{pid}/children", kept).split()
+                    if kept:
+                        threads = {pid: os.pread(kept[1], 4096, 0)}
+                        children = _whole(kept[2])
+                    else:
+                        threads = {pid: _read_once(f"/proc/{pid}/schedstat")}
+                        children = _read_once(f"/proc/{pid}/task/{pid}/children")
                 else:
-                    threads, children = {}, []
+                    threads, children = {}, b""
                     for thread in os.listdir(f"/proc/{pid}/task"):
-                        threads[int(thread)] = self._read(pid, f"task/{thread}/schedstat", False)
-                        children += self._read(pid, f"task/{thread}/children", False).split()
+                        threads[int(thread)] = _read_once(f"/proc/{pid}/task/{thread}/schedstat")
+                        children += b" " + _read_once(f"/proc/{pid}/task/{thread}/children")
+                waited = {thread: int(line.split(None, 2)[1]) for thread, line in threads.items()}
             except (OSError, ValueError, IndexError):
                 self._forget(pid)
+                self._ended = self._ended or pid == self.worker
                 continue   # gone (or going): its time is in its parent's now, or will be at the next look
-            found[pid] = (fields, {thread: int(line.split()[1]) / 1e9 for thread, line in threads.items()})
-            stack += [int(child) for child in children]
-        for old in {p for p, _ in self._files} - set(keep):
-            self._forget(old)   # a runner that has been replaced
+            found[pid] = (fields, waited)
+            if children:
+                stack += map(int, children.split())
         return found
 
-    def _read(self, pid, name, keep):
-        fd = self._files.get((pid, name)) if keep else None
-        if fd is None:
-            fd = os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC)
-            if keep:
-                self._files[(pid, name)] = fd
-        try:
-            return os.pread(fd, 1 << 16, 0)
-        finally:
-            if not keep:
-                os.close(fd)
+    def _kept_files(self, pid):
+        """The open stat, schedstat and children files of a process read at every look."""
+        files = self._files.get(pid)
+        if files is None:
+            files = []
+            try:
+                for name in ("stat", "schedstat", f"task/{pid}/children"):
+                    files.append(os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC))
+            except OSError:
+                for fd in files:
+                    os.close(fd)
+                raise
+            self._files[pid] = files
+        return files
 
     def _forget(self, pid):
-        for key in [key for key in self._files if key[0] == pid]:
-            os.close(self._files.pop(key))
+        for fd in self._files.pop(pid, ()):
+            os.close(fd)
 
     def close(self):
-        for fd in self._files.values():
-            os.close(fd)
-        self._files.clear()
+        for pid in list(self._files):
+            self._forget(pid)
+
+
+def _read_once(path):
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return _whole(fd)
+    finally:
+        os.close(fd)
+
+
+def _whole(fd, size=4096):
+    """A /proc file read whole from its start (one read unless it is longer than `size`: a long list of children)."""
+    data = os.pread(fd, size, 0)
+    while len(data) == size:
+        size *= 16
+        data = os.pread(fd, size, 0)
+    return data
 
 
 def _start_time(pid):
