@@ -30,6 +30,16 @@ from autograder.engine.watch import STALL_EXTRA, STALL_FACTOR, Counts, Watch
 
 pytestmark = pytest.mark.slow
 
+
+@pytest.fixture(autouse=True)
+def _umask_kept():
+    """A "users" sandbox makes what its process writes from then on private (umask 077, sandbox._make_private):
+    what the tests run after these in the same process would make (an --out for another user id) must not be."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    yield
+    os.umask(mask)
+
 NOTEBOOK = '''
 import multiprocessing, os
 
