@@ -83,8 +83,8 @@ def main():
                 rows.append((label, kinds(course)))
         with sqlite3.connect(out / "gradebook.db") as db:
             sent = db.execute("SELECT COUNT(DISTINCT student) FROM lms_sent WHERE outcome = 'sent'").fetchone()[0]
-    print(f"a class of {args.n} students ({sent} sent a grade and a comment; the Test Student, the excused and "
-          "the ungraded are sent nothing), Canvas's pages of 100:")
+    print(f"a class of {args.n} students ({sent} sent a grade, or Canvas's excuse, and a comment; the Test Student "
+          "and the ungraded are sent nothing), Canvas's pages of 100:")
     for label, counted in rows:
         total = sum(counted.values())
         detail = ", ".join(f"{kind} {count}" for kind, count in sorted(counted.items()))

@@ -1,9 +1,12 @@
 """A Canvas course replayed offline: Canvas's answers (tests/canvas/*.json) served through requests-mock.
 
 `CanvasCourse` holds a course's state (students, sections, submissions with their attachments, overrides,
-the late policy, grades and comments sent) and answers every request canvasapi sends as Canvas's REST API
-does: pages of at most `page_size` with `Link: rel="next"`, `X-Rate-Limit-Remaining` on every answer, 404
-for what does not exist, the file upload's two steps, a bulk update's Progress, GraphQL's postAssignmentGrades.
+the late policy, grades, excuses and comments sent) and answers every request canvasapi sends as Canvas's
+REST API does: pages of at most `page_size` with `Link: rel="next"`, `X-Rate-Limit-Remaining` on every
+answer, 404 for what does not exist, the file upload's two steps, a bulk update's Progress, GraphQL's
+postAssignmentGrades.  A grade and an excuse go as Assignment#grade_student takes them: both at once are
+refused ("Cannot simultaneously grade and excuse an assignment", 400), an excuse leaves no score, and a
+grade ends an excuse.
 `fail(...)` makes one request fail (a 500 on a student's edit, the throttle's 403), and `requests()` lists
 every request sent as (method, path, parameters) for the tests to assert whole.
 
@@ -213,7 +216,7 @@ class CanvasCourse:
         item.update(id=80000 + user_id, user_id=user_id, attempt=handed.attempt, submitted_at=handed.submitted_at,
                     late=handed.late, seconds_late=handed.seconds_late, missing=handed.missing,
                     excused=handed.excused, submission_type=handed.kind, cached_due_date=handed.cached_due_date,
-                    workflow_state="graded" if graded is not None else (
+                    workflow_state="graded" if graded is not None or handed.excused else (
                         "submitted" if handed.submitted_at else "unsubmitted"),
                     score=graded, grade=None if graded is None else f"{graded:g}",
                     body="<p>my answer</p>" if handed.kind == "online_text_entry" else None)
@@ -272,18 +275,33 @@ class CanvasCourse:
                          keep_blank_values=True)
         values = dict(form)
         user = int(user)
-        if "submission[posted_grade]" in values:
-            self.grades[user] = float(values["submission[posted_grade]"])
+        excuse = values.get("submission[excuse]", "").lower() in ("true", "1", "yes", "on")
+        if excuse and "submission[posted_grade]" in values:
+            return 400, {"error": "Cannot simultaneously grade and excuse an assignment"}
+        self._grade(user, values.get("submission[posted_grade]"), excuse)
         if "comment[text_comment]" in values:
             files = [int(v) for k, v in form if k == "comment[file_ids][]"]
             self.comments.setdefault(user, []).append((values["comment[text_comment]"], files[0] if files else None))
         return 200, self._submission_json(user)
 
+    def _grade(self, user, posted_grade, excuse):
+        if excuse:                       # excused: no score (save_grade_to_submission)
+            handed = self.handed.setdefault(user, Handed(user))
+            handed.excused, handed.missing = True, False
+            self.grades.pop(user, None)
+        elif posted_grade is not None:   # a grade ends an excuse
+            self.grades[user] = float(posted_grade)
+            if user in self.handed:
+                self.handed[user].excused = False
+
     def _bulk(self, request, context, assignment):
+        data = {}
         for key, value in parse_qsl(request.body.decode() if isinstance(request.body, bytes) else request.body):
-            found = re.fullmatch(r"grade_data\[(\d+)\]\[posted_grade\]", key)
+            found = re.fullmatch(r"grade_data\[(\d+)\]\[(posted_grade|excuse)\]", key)
             if found:
-                self.grades[int(found.group(1))] = float(value)
+                data.setdefault(int(found.group(1)), {})[found.group(2)] = value
+        for user, values in data.items():
+            self._grade(user, values.get("posted_grade"), values.get("excuse", "").lower() in ("true", "1"))
         return 200, fixture("progress")
 
     def _progress(self, request, context, progress):

@@ -331,10 +331,20 @@ def canvas_release(course_root, assignment_id, out_dir, force, options):
         click.echo(note, err=True)
     with lock.exclusive(out_dir, "autograder release --to canvas"):    # one push at a time: no comment twice
         roster, _, _, tests, _, absent, pages = ready(course, assignment, out_dir, None, force, columns=False)
-        push = push_to_canvas(course, assignment, out_dir, pages, absent, roster, connection, options, _Sending())
+        push = push_to_canvas(course, assignment, out_dir, pages, absent, roster, connection, options, _Sending(),
+                              _excuses(course, assignment))
     if options.dry_run:
         _print_plan(push)
     _say_pushed(push, options, len(tests))
+
+
+def _excuses(course, assignment):
+    """The assignment's excuses in the course's records, withdrawn ones too (none without records)."""
+    records = CourseRecords.if_any(course)
+    if records is None:
+        return []
+    with records:
+        return records.excuses(assignment.id, all_of_them=True)
 
 
 def _print_plan(push):
@@ -344,8 +354,8 @@ def _print_plan(push):
     for line in push.lines:
         attempt = f"{line.attempt or '?'} of {line.latest}" if line.latest else ""
         comment = ("with feedback page" if line.page is not None else "text") if line.comment else ""
-        table.add_row(*(escape(str(v)) for v in (line.who, line.canvas_user, "" if line.score is None else
-                                                 f"{line.score:g}", attempt, comment,
+        grade = "EX (excused)" if line.kind == "excused" else "" if line.score is None else f"{line.score:g}"
+        table.add_row(*(escape(str(v)) for v in (line.who, line.canvas_user, grade, attempt, comment,
                                                  line.action + (f": {line.why}" if line.why else ""))))
     Console().print(table)
 
@@ -357,6 +367,14 @@ def _say_pushed(push, options, tests):
                    if push.sent else "sent nothing to Canvas")
     else:
         click.echo(f"would send {len(push.of('send'))} {what}: {names([line.who for line in push.of('send')])}")
+    excused = [line.who for line in (push.of("send") if options.dry_run else push.sent) if line.kind == "excused"]
+    if excused:
+        click.echo(f"{'would be' if options.dry_run else 'of which'} excused in Canvas (Excused, no grade): "
+                   f"{names(excused)}")
+    ended = [line.who for line in (push.of("send") if options.dry_run else push.sent)
+             if line.canvas_excused and line.kind != "excused"]
+    if ended:
+        click.echo(f"their excuse here was withdrawn, so their grade ends Canvas's excuse: {names(ended)}")
     unchanged = push.of("unchanged")
     if unchanged:
         click.echo(f"{len(unchanged)} unchanged since they were last sent")

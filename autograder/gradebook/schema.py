@@ -14,6 +14,8 @@ Versions (recorded in `PRAGMA user_version`; core/database.py runs the steps):
      changed, and resumes where a stopped one left off (gradebook/lms_sent.py)
   5  slip days spent on each hand-in and what they left (slip_days, slip_note); an excused student's hand-in says
      why (excused); a roster student's row with no hand-in says why it is what it is (absent.note: `excused`)
+  6  a send to an LMS may be an excuse, not a grade (lms_sent.excused): `release --to canvas` sends Canvas's
+     Excused for a student excused here, and a re-run knows it was sent
 
 When you change a table: add a step at the end of STEPS (never edit one that shipped), and before it
 ships, add the previous version's databases to tests/gradebook/schemas/ (make_semester.py there).
@@ -177,7 +179,16 @@ def _to_v5(db):
     database.add_columns(db, "absent", (("note", "TEXT"),))
 
 
-STEPS = (_to_v1, _to_v2, _to_v3, _to_v4, _to_v5)
+# Version 6: a send that excused the student in the LMS (Canvas's `submission[excuse]`) rather than grading them.
+LMS_SENT_EXCUSED = (("excused", "INTEGER"),)     # 1: the excuse was sent, with no score; NULL: not an excuse
+
+
+def _to_v6(db):
+    """Sends recorded before were grades and comments: NULL says so."""
+    database.add_columns(db, "lms_sent", LMS_SENT_EXCUSED)
+
+
+STEPS = (_to_v1, _to_v2, _to_v3, _to_v4, _to_v5, _to_v6)
 VERSION = len(STEPS)
 
 

@@ -3,10 +3,10 @@
 The folder is what Canvas's *Download Submissions* zip holds, unpacked, with what the zip leaves out kept
 beside it:
 
-  <name>[_LATE]_<user id>_<attachment id>_<file>   each attachment of each student's latest attempt, named
-                                                    as lib/content_zipper.rb names it (<name> the sortable
-                                                    name as Canvas writes it there; _LATE when Canvas says
-                                                    late), so intake reads it as it reads the zip
+  <name>[_LATE]_<user id>_<attachment id>_<file>   each attachment of each student's latest attempt, whatever
+                                                    its type, named as lib/content_zipper.rb names it (<name>
+                                                    the sortable name as Canvas writes it there; _LATE when
+                                                    Canvas says late), so intake reads it as it reads the zip
   <name>[_LATE]_<user id>_text.html, _link.html     a text or URL entry
   .canvas_pull.json                                 Canvas's own record of every submission: submitted_at,
                                                     attempt, late, seconds_late, missing, excused, its state,
@@ -15,13 +15,15 @@ beside it:
 What is Canvas's, from its Submissions API (`GET /api/v1/courses/:course_id/assignments/:id/submissions`,
 100 to a page): a student's submission carries its latest attempt's attachments, each with an `id`, a
 `display_name`, a `size` and a `url` to download it.  What limits a pull, as intake limits a zip
-(intake/zips.py): each file at most MAX_ENTRY_BYTES, the class at most MAX_TOTAL_BYTES, MAX_ENTRIES files.
-A file that is not a notebook, a .py or a .zip is not downloaded: an empty file keeps its name, so the
-student's row says what they handed in, as the zip's would.
+(intake/zips.py, budget.py): each file at most MAX_ENTRY_BYTES, the class at most budget.CLASS's bytes and
+files.  Every attachment is downloaded, whatever its name says: a file is read by what it holds, the same whichever
+path it came by (Safari's `n-queens.ipynb.txt` is a notebook, a UTF-16 one is read as UTF-16, a PDF or a
+Quarto document gets the row it gets from the zip), and only its bytes can say so.
 
 A pull is resumable and incremental: a file is downloaded to a hidden part-file and renamed when whole, the
-record rewritten after each; a later pull downloads only attachments it does not have (an attachment id
-never changes its bytes), and removes the files of an attempt a newer one replaced.
+record rewritten after each; a later pull downloads only attachments it does not have whole (an attachment
+id never changes its bytes; the record says which were fetched, so an earlier version's empty stand-in of a
+PDF is fetched now), and removes the files of an attempt a newer one replaced.
 
 `apply_pulled_times` (called by collect.py) gives each hand-in from such a folder Canvas's `submitted_at` as
 its time, and a note saying so and which attempt it is.
@@ -36,11 +38,11 @@ from pathlib import Path, PurePosixPath
 
 from . import files, identity, zips
 from .assemble import NOTE
+from .budget import CLASS, UPLOAD
 from .canvas_api import CanvasError
 
 MANIFEST = ".canvas_pull.json"
 FORMAT = 1
-DOWNLOADED = (".ipynb", ".py", ".zip")            # what intake reads; anything else keeps only its name
 TIME_SOURCE = "Canvas's submitted_at (canvas pull)"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 _PART = ".download-{}.part"
@@ -101,20 +103,26 @@ def pull_submissions(connection, canvas_assignment, folder, names, events=None):
             continue
         record["submissions"][entry["user_id"]] = entry
         stem = identity.canvas_name(names.get(entry["user_id"], "")) + ("_LATE" if entry["late"] else "")
+        upload_files, upload_bytes = 0, 0            # one student's attachments: an upload's limits (budget.py)
         for attachment in entry["attachments"]:
             name = file_name(stem, entry["user_id"], attachment["id"], attachment["name"])
             attachment["file"] = name
-            why = _refusal(attachment, len(wanted), total_bytes)
+            why = (_refusal(attachment, len(wanted), total_bytes)
+                   or _upload_refusal(attachment, upload_files, upload_bytes))
             if why:
                 attachment["file"], attachment["why"], attachment["status"] = "", why, "too-large"
                 pulled.refused.append((entry["user_id"], f"{attachment['name']}: {why}"))
                 continue
-            total_bytes += attachment["size"] if _fetched(attachment) else 0
+            total_bytes += attachment["size"] or 0
+            upload_files, upload_bytes = upload_files + 1, upload_bytes + (attachment["size"] or 0)
             wanted[name] = (attachment, getattr(submission, "attachments", [])[attachment["index"]], entry)
         if entry["body"] is not None:
             wanted[f"{stem}_{entry['user_id']}_{entry['body']}.html"] = (None, None, entry)
     _remove_replaced(folder, wanted, old, pulled)
     todo = [name for name, (attachment, _, _) in wanted.items() if not _have(folder / name, attachment, old)]
+    for name in set(wanted) - set(todo):
+        if wanted[name][0] is not None:
+            wanted[name][0]["fetched"] = old[name]         # the record keeps saying it is whole
     pulled.kept = sorted(set(wanted) - set(todo))
     _write(folder, record)
     with events.downloading(len(todo)):
@@ -172,38 +180,41 @@ def file_name(stem, user_id, attachment_id, original):
     return head + (stem_part or "file") + suffix
 
 
-def _fetched(attachment):
-    return PurePosixPath(attachment["name"]).suffix.lower() in DOWNLOADED
-
-
 def _refusal(attachment, count, total_bytes):
-    if count >= zips.MAX_ENTRIES:
-        return f"more than {zips.MAX_ENTRIES} files in the class, the most a download may hold"
-    if not _fetched(attachment):
-        return ""
+    if count >= CLASS.files:
+        return f"more than {CLASS.files:,} files in the class, the most one class run may unpack"
     size = attachment["size"]
     if size is not None and size > zips.MAX_ENTRY_BYTES:
         return f"{size // (1024 * 1024)} MB, over the {zips.MAX_ENTRY_BYTES // (1024 * 1024)} MB a hand-in's file may be"
-    if size is not None and total_bytes + size > zips.MAX_TOTAL_BYTES:
-        return f"the class's files pass {zips.MAX_TOTAL_BYTES // (1024 ** 3)} GB, the most a download may hold"
+    if size is not None and total_bytes + size > CLASS.bytes:
+        return f"the class's files pass {CLASS.bytes // (1024 ** 3)} GB, the most one class run may unpack"
+    return ""
+
+
+def _upload_refusal(attachment, count, total_bytes):
+    # Canvas lets a student attach many files to one attempt: together they are one upload, as a zip's are.
+    if count >= UPLOAD.files:
+        return f"more than {UPLOAD.files:,} files in one submission, the most one upload may unpack"
+    size = attachment["size"]
+    if size is not None and total_bytes + size > UPLOAD.bytes:
+        return f"this submission's files pass {UPLOAD.bytes // (1024 * 1024)} MB, the most one upload may unpack"
     return ""
 
 
 def _have(path, attachment, old):
-    """Fetched by an earlier pull, whole: the same attachment (its id is in the name), the size Canvas gives."""
-    if attachment is None or not _fetched(attachment):
-        return False               # stand-ins are cheap: written again
-    if not files.regular(path) or path.name not in old:
+    """Fetched by an earlier pull, whole: the same attachment (its id is in the name), recorded as fetched,
+    of the size Canvas gives (or, when it gives none, of the size that pull wrote)."""
+    if attachment is None:
+        return False               # a text or URL entry's stand-in is cheap: written again
+    fetched = old.get(path.name)
+    if not isinstance(fetched, int) or isinstance(fetched, bool) or not files.regular(path):
         return False
-    return attachment["size"] is None or path.stat().st_size == attachment["size"]
+    return path.stat().st_size == (fetched if attachment["size"] is None else attachment["size"]) == fetched
 
 
 def _fetch(connection, folder, name, attachment, canvas_file, entry, pulled):
     target = folder / name
     if attachment is None:                      # a text or URL entry: its name says what it was
-        target.write_bytes(b"")
-        return
-    if not _fetched(attachment):                # not a notebook: an empty file keeps its name
         target.write_bytes(b"")
         return
     item = canvas_file if isinstance(canvas_file, dict) else vars(canvas_file)
@@ -229,7 +240,8 @@ def _fetch(connection, folder, name, attachment, canvas_file, entry, pulled):
 
 
 def _prepare(folder):
-    """The folder made (private, as grades are) or checked; the names an earlier pull wrote there."""
+    """The folder made (private, as grades are) or checked; {name: bytes} of the files an earlier pull wrote
+    there whole (None: a name it wrote without fetching, as versions before every file was fetched did)."""
     if folder.exists() and not folder.is_dir():
         raise PullError(f"{folder} is not a folder")
     if folder.is_dir() and any(folder.iterdir()) and not files.regular(folder / MANIFEST):
@@ -239,8 +251,8 @@ def _prepare(folder):
     for part in folder.glob(".download-*.part"):           # a pull stopped half way through a file
         part.unlink()
     old = read_manifest(folder) if files.regular(folder / MANIFEST) else {}
-    return {a.get("file") for s in old.get("submissions", {}).values() for a in s.get("attachments", [])
-            if isinstance(a, dict) and a.get("file")}
+    return {a["file"]: a.get("fetched") for s in old.get("submissions", {}).values() if isinstance(s, dict)
+            for a in s.get("attachments", []) if isinstance(a, dict) and a.get("file") and isinstance(a["file"], str)}
 
 
 def _remove_replaced(folder, wanted, old, pulled):

@@ -10,6 +10,13 @@ What is sent, per student, as Canvas's API takes it:
   `Submission.upload_comment` would make a second, empty comment for the file: it is not used.
 * **Grades alone** (`--grades-only`): one `POST .../submissions/update_grades` for the whole class, which
   Canvas runs as a job; its progress is asked for until it ends.
+* **An excused student** (`autograder excuse`, or Canvas's own excuse brought in by `canvas pull`) is sent
+  Canvas's Excused instead of a grade: `submission[excuse]=true` in the same edit (`grade_data[:id][excuse]`
+  in the bulk update), never with a grade, which Canvas refuses ("Cannot simultaneously grade and excuse",
+  Assignment#grade_student).  A hand-in of theirs was graded all the same, so its comment and page go with
+  it; an excused student who handed in nothing is sent the excuse alone.  Sending a grade ends Canvas's
+  excuse (save_grade_to_submission keeps `excused` only with no score), which is how a withdrawn excuse is
+  undone.
 
 Before anything is sent, what Canvas says now is read (the course, the assignment, its late policy, the
 Test Student's enrollment, every submission: a few requests and the pages of submissions), and the push is
@@ -18,21 +25,25 @@ refused, nothing sent, with one line saying what to do, when:
 * the course is not published (Canvas refuses grades), or is concluded;
 * the assignment is worth other points in Canvas, is graded pass/fail, by moderation or anonymously;
 * Canvas's late policy deducts from late submissions while the grader's own late policy deducts too (the
-  grade would lose points twice);
+  grade would lose points twice), or while Canvas counts late a hand-in that the course counts on time or
+  settled with slip days (an extension granted here, slip days spent: Canvas would take off what the course
+  forgave);
 * a grade was graded from an older attempt than Canvas's latest, or Canvas holds a submission that was never
   graded (a student `missing` here who handed in since): `--force` sends what was graded all the same.
 
-The Test Student is never sent anything; nor is a student Canvas has excused (Canvas's own record wins), nor
-one whose grade is unknown (not graded yet, not yet due, unresolved: never 0).  Under manual posting the
-grades stay hidden from students until they are posted: `--post` posts them (Canvas's GraphQL
-`postAssignmentGrades`, the only API that does), else the output says how.
+The Test Student is never sent anything; nor is one whose grade is unknown (not graded yet, not yet due,
+unresolved: never 0).  A student Canvas excuses who is not excused here is sent nothing (`canvas pull`
+brings Canvas's excuse in), unless the excuse here was withdrawn by a person, or was the one this push sent:
+then the grade goes, and ends it.  Under manual posting the grades stay hidden from students until they are
+posted: `--post` posts them (Canvas's GraphQL `postAssignmentGrades`, the only API that does), else the
+output says how.
 
 Idempotent: the gradebook records every send (gradebook/lms_sent.py) — the student, their Canvas submission
-and attempt, the score, a hash of the comment, the time and Canvas's answer.  A re-run sends only grades and
-comments that changed since the last send that arrived.  A comment whose send got no answer (Canvas failed,
-the connection dropped) is looked for first: each comment ends with a tag holding its hash, so a comment
-that did arrive is found and not sent twice.  After a server error the push stops, saying who got what; the
-same command sends the rest.
+and attempt, the score or the excuse, a hash of the comment, the time and Canvas's answer.  A re-run sends
+only grades, excuses and comments that changed since the last send that arrived.  A comment whose send got
+no answer (Canvas failed, the connection dropped) is looked for first: each comment ends with a tag holding
+its hash, so a comment that did arrive is found and not sent twice.  After a server error the push stops,
+saying who got what; the same command sends the rest.
 """
 
 import hashlib
@@ -51,6 +62,7 @@ from ..gradebook import lms_sent
 from ..gradebook.read import FeedbackError
 from ..intake import identity
 from ..intake.canvas_api import CanvasError, no_canvas_assignment
+from ..roster.canvas_roster import GRANTED_BY
 from .who import of_absent, of_submission
 
 LMS = "canvas"
@@ -78,7 +90,7 @@ class Line:
     key: str
     name: str
     canvas_user: str
-    kind: str                     # graded | missing
+    kind: str                     # graded | missing | excused (no score is sent: Canvas's Excused)
     score: float | None
     page: object = None           # feedback.pages.Page (graded) or None
     graded_upload: str = ""       # the Canvas attachment id of the file graded ("" when not from Canvas)
@@ -89,6 +101,8 @@ class Line:
     comment_hash: str | None = None
     action: str = "send"          # send | unchanged | refused | skipped
     why: str = ""
+    excuse: str = ""              # why they are excused here (kind excused)
+    canvas_excused: bool = False  # Canvas holds them excused now
 
     @property
     def who(self):
@@ -121,16 +135,19 @@ class CanvasState:
 
 
 def push_to_canvas(course, assignment, out_dir, pages, absent, roster, connection, options=PushOptions(),
-                   events=None):
-    """Send each student's grade (and comment with their feedback page) to Canvas; returns Push.  Raises
-    CanvasError or FeedbackError, nothing sent, for what must be fixed first."""
+                   events=None, excuses=()):
+    """Send each student's grade or excuse (and comment with their feedback page) to Canvas; returns Push.
+    `excuses`: the assignment's excuses in the course's records (roster.store.Excuse, withdrawn ones too).
+    Raises CanvasError or FeedbackError, nothing sent, for what must be fixed first."""
     state = read_canvas(connection, course, assignment)
     push = Push()
     gradebook = Gradebook(Path(out_dir) / "gradebook.db")
     try:
         rules = gradebook.saved_rules(assignment.id) or late_rules(course, assignment.id)
         _check(state, assignment, rules, push)
-        push.lines = _plan(assignment, pages, absent, roster, state, options, push)
+        ended = _excuses_ended_here(excuses, lms_sent.histories(gradebook, assignment.id, LMS))
+        push.lines = _plan(assignment, pages, absent, roster, state, options, push, ended)
+        _check_lateness(push.lines, state, assignment)
         _check_attempts(push.lines, assignment, options)
         _compare(gradebook, assignment, push.lines, options, connection, state, push)
         push.posting = _posting(state, options)
@@ -223,7 +240,7 @@ def _posting(state, options):
 
 # --- the plan ---------------------------------------------------------------------------------------
 
-def _plan(assignment, pages, absent, roster, state, options, push):
+def _plan(assignment, pages, absent, roster, state, options, push, ended=frozenset()):
     lines, said = [], []
     for page in pages.pages:
         who = of_submission(page.submission, roster)
@@ -233,13 +250,16 @@ def _plan(assignment, pages, absent, roster, state, options, push):
             continue                       # the Test Student: in no plan, said by the caller's count
         if page.submission.on_roster == 0 or not getattr(roster.get(page.student), "on_roster", True):
             line.action, line.why = "skipped", "matches nobody on the roster (or has left it)"
-        elif getattr(page.submission, "excused", ""):      # `autograder excuse`: their score counts nowhere
-            line.action, line.why = "skipped", "excused here (`autograder excuse`): mark them Excused in Canvas"
+        elif getattr(page.submission, "excused", ""):      # their hand-in is graded; its score counts nowhere
+            line.kind, line.score, line.excuse = "excused", None, _reason(page.submission.excused)
         lines.append(line)
     for row in absent:
         who = of_absent(row, roster)
         if who.test_account or who.canvas_id in state.test_users or not getattr(roster.get(row.student),
                                                                                 "on_roster", True):
+            continue
+        if row.status == "excused":
+            lines.append(Line(row.student, who.name, who.canvas_id, "excused", None, excuse=_reason(row.note)))
             continue
         if row.status != "missing":
             said.append(who.name)          # not yet due, or unresolved: no grade is known, none is sent
@@ -250,8 +270,27 @@ def _plan(assignment, pages, absent, roster, state, options, push):
                           "a hand-in the roster cannot place may be theirs)")
     lines.sort(key=lambda line: line.key)
     for line in lines:
-        _fill(line, assignment, state, options)
+        _fill(line, assignment, state, options, line.key in ended)
     return lines
+
+
+def _reason(text):
+    """An excuse's reason as the gradebook words it (`excused: a dean's note (by tsmith)`), for the comment."""
+    text = " ".join(str(text or "").split()).removeprefix("excused: ")
+    return re.sub(r" \(by [^()]*\)$", "", text)
+
+
+def _excuses_ended_here(excuses, histories):
+    """The students whose excuse is ended here, so that the grade sent ends Canvas's: the last excuse of theirs
+    here was withdrawn by a person (not by a pull that found Canvas's gone), or the last grade sent them was
+    an excuse this push sent."""
+    last = {}
+    for excuse in excuses:                   # oldest first: the last one counts
+        last[excuse.student] = excuse
+    ended = {key for key, excuse in last.items() if not excuse.active and excuse.withdrawn_by != GRANTED_BY}
+    ended |= {key for key, history in histories.items() if history.grade is not None and history.grade.excused
+              and not (key in last and last[key].active)}
+    return frozenset(ended)
 
 
 def _upload(prefix):
@@ -260,8 +299,9 @@ def _upload(prefix):
     return found.upload if found is not None and found.lms == "canvas" else ""
 
 
-def _fill(line, assignment, state, options):
-    """The line's Canvas submission, attempt, comment; refused or skipped with why."""
+def _fill(line, assignment, state, options, excuse_ended=False):
+    """The line's Canvas submission, attempt, comment; refused or skipped with why.  `excuse_ended`: the
+    student's excuse here was withdrawn (or was ours), so a grade may end Canvas's excuse."""
     if line.action != "send":
         return
     if not line.canvas_user:
@@ -275,10 +315,18 @@ def _fill(line, assignment, state, options):
     attempt = getattr(canvas, "attempt", None)
     line.latest = attempt if isinstance(attempt, int) else None
     current = {str(a.get("id") if isinstance(a, dict) else getattr(a, "id", "")) for a in getattr(canvas, "attachments", None) or []}
-    if getattr(canvas, "excused", False):
-        line.action, line.why = "skipped", "excused in Canvas"
+    line.canvas_excused = bool(getattr(canvas, "excused", False))
+    if line.canvas_excused and line.kind != "excused" and not excuse_ended:
+        line.action = "skipped"
+        line.why = (f"excused in Canvas, not here: `autograder canvas pull --assignment {assignment.id}` brings "
+                    "Canvas's excuse in (or end the excuse in Canvas, and their grade goes)")
         return
-    if line.kind == "missing":
+    if line.kind == "excused":
+        # No grade is sent, so no attempt can be older than Canvas's; the comment says which one was graded.
+        line.attempt = line.latest if line.graded_upload and line.graded_upload in current else None
+        if line.page is not None:
+            line.comment = _excused_comment(assignment, line)
+    elif line.kind == "missing":
         if getattr(canvas, "submitted_at", None):
             line.action = "refused"
             line.why = (f"Canvas has a submission from them (attempt {line.latest or '?'}, submitted "
@@ -297,6 +345,8 @@ def _fill(line, assignment, state, options):
         line.attempt = line.latest          # a text or URL entry: no file, nothing another attempt could hold
     if line.kind == "graded":
         line.comment = _graded_comment(assignment, line)
+    if line.canvas_excused and line.kind != "excused":
+        line.why = "excused in Canvas, but no longer here: the grade ends Canvas's excuse"
     if options.grades_only:
         line.comment = ""
     if line.comment:
@@ -317,10 +367,20 @@ def _graded_comment(assignment, line):
         parts.append(f"{passed} of {len(cases)} public checks passed.")
     if s.late:
         parts.append(f"Late: {s.late_note}." if s.late_note else "Late.")
+    if s.slip_days:          # on time (or less late) by the course's rule: said beside Canvas's own late mark
+        parts.append(f"Slip days: {s.slip_note}.")
     if s.adjust_note:
         parts.append(f"Adjusted: {s.adjust_note}.")
     parts.append(f"Your feedback page is attached ({feedback_name(assignment)}): open it in a browser.")
     return " ".join(parts)
+
+
+def _excused_comment(assignment, line):
+    s = line.page.submission
+    return (f"{assignment.title}: excused ({line.excuse}): no grade counts for it. Your hand-in was graded all "
+            f"the same: {_points(s.score)} / {_points(s.max_score)} points"
+            + (f" (graded from attempt {line.attempt})" if line.attempt else "") + ". "
+            f"Your feedback page is attached ({feedback_name(assignment)}): open it in a browser.")
 
 
 def _missing_comment(assignment, line):
@@ -334,6 +394,37 @@ def feedback_name(assignment):
 
 def _points(value):
     return ("%.4f" % float(value)).rstrip("0").rstrip(".")
+
+
+def _check_lateness(lines, state, assignment):
+    """Refused, nothing sent, when Canvas's late policy would take points off a hand-in the course counts on
+    time or settled with slip days: Canvas deducts by its own `late` (its due date, its overrides), which
+    knows nothing of an extension granted here or of a slip day spent."""
+    policy = state.late_policy
+    if policy is None or not getattr(policy, "late_submission_deduction_enabled", False):
+        return
+    forgiven = []
+    for line in lines:
+        if line.action != "send" or line.kind != "graded" or line.page is None:
+            continue
+        canvas = state.submissions.get(line.canvas_user)
+        if canvas is None or not getattr(canvas, "late", False) or \
+                getattr(canvas, "late_policy_status", None) == "none":     # a grader set it to "none" in Canvas
+            continue
+        s = line.page.submission
+        if s.slip_days:
+            forgiven.append(f"{line.who} ({s.slip_days} slip day(s) spent)")
+        elif s.late is False or s.late == 0:
+            forgiven.append(f"{line.who} (on time here: {s.late_note or s.deadline_note or 'by their own deadline'})")
+    if forgiven:
+        deduction = (f"{float(getattr(policy, 'late_submission_deduction', 0) or 0):g}% per "
+                     f"{getattr(policy, 'late_submission_interval', 'day')}")
+        raise CanvasError(
+            f"the Canvas course's late policy deducts {deduction} from late submissions, and Canvas counts late "
+            f"{len(forgiven)} hand-in(s) of {assignment.id} that the course does not (slip days, or an extension "
+            f"granted here): Canvas would deduct again from {', '.join(forgiven[:4])}"
+            + (" ..." if len(forgiven) > 4 else "")
+            + ". Turn Canvas's off (Grades → ⚙ Settings → Late Policies), then release again")
 
 
 def _check_attempts(lines, assignment, options):
@@ -370,11 +461,16 @@ def _compare(gradebook, assignment, lines, options, connection, state, push):
                 lms_sent.answered(gradebook, last.id, lms_sent.SENT, "found on Canvas afterwards (its comment's tag)")
                 push.checked.append(line)
                 history = lms_sent.histories(gradebook, assignment.id, LMS).get(line.key, history)
-        same_grade = history.grade is not None and _same(history.grade.score, line.score)
+        if line.kind == "excused":      # Canvas holds the excuse now, whoever sent it: nothing to change
+            same_grade = line.canvas_excused or (history.grade is not None and history.grade.excused)
+        else:
+            same_grade = history.grade is not None and not history.grade.excused and \
+                _same(history.grade.score, line.score) and not line.canvas_excused
         same_comment = line.comment_hash is None or (history.comment is not None
                                                      and history.comment.comment_sha256 == line.comment_hash)
         if same_grade and same_comment:
-            line.action, line.why = "unchanged", f"sent {history.grade.sent_at}"
+            line.action = "unchanged"
+            line.why = f"sent {history.grade.sent_at}" if history.grade is not None else "excused in Canvas already"
 
 
 def _same(a, b):
@@ -430,16 +526,19 @@ def _send_one(connection, state, gradebook, assignment, folder, line, push):
             push.failed.append((line, "Canvas did not take the feedback page's upload"))
             return True
         file_id = str(answer["id"])
+    excused = line.kind == "excused"
     row = lms_sent.sending(gradebook, assignment.id, LMS, line.key, line.canvas_user, line.submission_id,
-                           line.attempt, line.score, line.comment_hash)
+                           line.attempt, None if excused else line.score, line.comment_hash, excused=excused)
     comment = {"text_comment": line.comment, **({"file_ids": [file_id]} if file_id else {}),
                **({"attempt": line.attempt} if line.attempt else {})} if line.comment else None
     submission = Submission(connection.requester, {"id": line.submission_id, "user_id": line.canvas_user,
                                                    "assignment_id": state.assignment.id,
                                                    "course_id": connection.course_id})
-    kwargs = {"submission": {"posted_grade": _points(line.score)}, **({"comment": comment} if comment else {})}
+    kwargs = {"submission": _grade_data(line), **({"comment": comment} if comment else {})}
+    what = "excuse" if excused else "grade"
     try:
-        answer = connection.call(f"sending {line.who}'s grade and comment", submission.edit, **kwargs)
+        answer = connection.call(f"sending {line.who}'s {what}" + (" and comment" if comment else ""),
+                                 submission.edit, **kwargs)
     except CanvasError as error:
         outcome = lms_sent.UNKNOWN if error.status == 0 or error.status >= 500 else lms_sent.FAILED
         lms_sent.answered(gradebook, row, outcome, f"{error.status or 'no answer'}: {error}")
@@ -462,8 +561,14 @@ def _failed(push, line, error, sent_anything):
     return True
 
 
+def _grade_data(line):
+    """What sets the student's standing in Canvas: Canvas's Excused, or the grade (never both: Canvas refuses)."""
+    return {"excuse": "true"} if line.kind == "excused" else {"posted_grade": _points(line.score)}
+
+
 def _answer_words(answer, file_id):
     words = [f"score {getattr(answer, 'score', None)}", f"grade {getattr(answer, 'grade', None)!r}",
+             f"excused {getattr(answer, 'excused', None)}",
              f"workflow_state {getattr(answer, 'workflow_state', None)}", f"attempt {getattr(answer, 'attempt', None)}"]
     if file_id:
         words.append(f"file {file_id}")
@@ -473,8 +578,9 @@ def _answer_words(answer, file_id):
 def _send_grades(connection, state, gradebook, assignment, todo, push):
     """Every grade in one bulk update; recorded once Canvas's job says it is done."""
     rows = {line.key: lms_sent.sending(gradebook, assignment.id, LMS, line.key, line.canvas_user, line.submission_id,
-                                       line.attempt, line.score, None) for line in todo}
-    data = {line.canvas_user: {"posted_grade": _points(line.score)} for line in todo}
+                                       line.attempt, None if line.kind == "excused" else line.score, None,
+                                       excused=line.kind == "excused") for line in todo}
+    data = {line.canvas_user: _grade_data(line) for line in todo}
     try:
         progress = connection.call("sending the grades (one bulk update)", state.assignment.submissions_bulk_update,
                                    grade_data=data)

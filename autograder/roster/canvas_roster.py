@@ -13,6 +13,12 @@
   later pull updates them, and withdraws those whose override is gone.  An extension a person granted
   (`autograder extend`) is never replaced: both are said.  A group's override is said, not applied (the
   group's members are another list).
+* **Excused.**  A submission Canvas excuses (its `excused`) is an excuse here, as `autograder excuse` makes
+  one: the reason "excused in Canvas", granted by `canvas`, kept in the history with the others.  A later
+  pull that finds Canvas no longer excusing them withdraws it.  An excuse a person made here is never
+  replaced or withdrawn by a pull, and after a person withdrew the student's last excuse here, none is made
+  again while Canvas still excuses them (it may be the one `release --to canvas` sent, which the next
+  release ends by sending the grade): both are said.
 """
 
 from dataclasses import dataclass, field
@@ -24,7 +30,8 @@ from ..intake.canvas_pull import pull_submissions
 from .lms_files import Entry, RosterFile
 
 STUDENT, TEST_STUDENT = "StudentEnrollment", "StudentViewEnrollment"
-GRANTED_BY = "canvas"          # who granted an extension that a due-date override made
+GRANTED_BY = "canvas"          # who granted an extension that a due-date override made, or an excuse
+EXCUSED_REASON = "excused in Canvas"
 KIND = "Canvas enrollments (API)"
 
 
@@ -139,6 +146,38 @@ def _moment(text):
     return moment if moment.tzinfo is not None else None
 
 
+def excuses_from_canvas(records, assignment_id, submissions, test_users=()):
+    """Canvas's `excused` of each submission (`submissions`: {user id: the pull's record of it}) kept as the
+    course's excuses; returns (excused [keys], withdrawn [keys], notes)."""
+    history = {}
+    for excuse in records.excuses(assignment_id, all_of_them=True):      # oldest first: the last one counts
+        history[excuse.student] = excuse
+    excused, withdrawn, notes = [], [], []
+    for user_id, entry in sorted(submissions.items(), key=lambda item: int(item[0])):
+        key = f"canvas:{user_id}"
+        if key in test_users:
+            continue
+        last = history.get(key)
+        standing = last if last is not None and last.active else None
+        if entry.get("excused"):
+            if standing is not None:
+                if standing.made_by != GRANTED_BY:
+                    notes.append(f"{records.who(key)}: excused in Canvas, and here ({standing.reason}, by "
+                                 f"{standing.made_by}): kept as it is")
+                continue
+            if last is not None and last.withdrawn_by != GRANTED_BY:       # a person withdrew it here
+                notes.append(f"{records.who(key)}: excused in Canvas, but {last.withdrawn_by} withdrew their excuse "
+                             f"here ({last.withdrawn_at[:10]}): not excused here, and `release --to canvas` sends "
+                             "their grade, which ends the excuse in Canvas (`autograder excuse` excuses them again)")
+                continue
+            records.excuse(assignment_id, key, EXCUSED_REASON, by=GRANTED_BY)
+            excused.append(key)
+        elif standing is not None and standing.made_by == GRANTED_BY:
+            records.withdraw_excuse(standing.id, "no longer excused in Canvas", by=GRANTED_BY)
+            withdrawn.append(key)
+    return excused, withdrawn, notes
+
+
 @dataclass
 class PullReport:
     """What `canvas pull` brought in, for people."""
@@ -150,11 +189,13 @@ class PullReport:
     pulled: object                                  # intake.canvas_pull.Pulled
     extensions: list                                 # [(key, until, why)]
     notes: list = field(default_factory=list)
+    excused: list = field(default_factory=list)      # keys Canvas excuses, excused here by this pull
+    unexcused: list = field(default_factory=list)    # keys whose Canvas excuse ended: withdrawn here
 
 
 def pull(course, assignment, folder, connection, records, events=None):
     """The roster, the assignment's submissions into `folder`, and its due-date overrides as extensions, from
-    Canvas; returns PullReport.  `records`: the course's CourseRecords (written: roster, extensions)."""
+    Canvas; returns PullReport.  `records`: the course's CourseRecords (written: roster, extensions, excuses)."""
     canvas_id = course.canvas_assignment(assignment.id)
     if canvas_id is None:
         raise CanvasError(no_canvas_assignment(assignment.id))
@@ -173,7 +214,10 @@ def pull(course, assignment, folder, connection, records, events=None):
     rules = late_rules(course, assignment.id)
     applied, notes = overrides_as_extensions(connection, canvas_assignment, found, records, assignment.id,
                                              rules.deadline)
-    report = PullReport(folder, found.roster, added, updated, left, pulled, applied, notes)
+    tests = {entry.key for entry in found.roster.entries if entry.test_student}
+    excused, unexcused, said = excuses_from_canvas(records, assignment.id, pulled.submissions, tests)
+    report = PullReport(folder, found.roster, added, updated, left, pulled, applied, notes + said, excused,
+                        unexcused)
     report.notes += _deadline_notes(assignment.id, rules.deadline, getattr(canvas_assignment, "due_at", None))
     return report
 
