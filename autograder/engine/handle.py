@@ -2,11 +2,13 @@
 
 What to write and when is requests.RequestQueue's; what a request may cost is
 runner.py's.  A `Worker` writes the lines it is given, reads and checks each
-answer (replies.py), and watches the process doing the work from outside
-(watch.py): limits are CPU seconds, judged by the worker's own CPU timer and,
-from here, by the kernel's count of the process's CPU time; a wall-clock
+answer (replies.py), and watches the work from outside (watch.py): limits are
+CPU seconds, judged by the CPU timer of the process doing the request and,
+from here, by the kernel's count of the CPU time of the worker and every
+process it started (a Pool's too), which that timer cannot see; a wall-clock
 backstop stops what uses no CPU (sleeping, blocked) without counting the time
-it waited for a CPU, so a busy machine cannot make honest code time out.
+those processes waited for a CPU, so a busy machine cannot make honest code
+time out.
 """
 
 import functools
@@ -19,7 +21,7 @@ from .requests import RequestQueue, cell_request
 from .watch import (MAX_FILES, Counts, Watch, alive, child_of, cpu_tolerance, folder_usage, how_it_ended, kill,
                     pidfd, write_all)
 
-INTERRUPT_GRACE = 0.1    # seconds a sleeping or blocked worker gets to answer after an interrupt
+INTERRUPT_GRACE = 0.1    # seconds a worker gets to answer after an interrupt (not counting its waits for a CPU)
 RUNNER_START = 5.0       # seconds a worker gets to fork a runner, or to report its end
 
 
@@ -45,7 +47,8 @@ class Worker:
     """The grader's end of one worker: cells run in it, cases in it or in a runner it forks.
 
     `used`: seconds of the hand-in's budget its requests took so far, each at most its limit (wall time minus
-    the time its processes waited for a CPU): runner.Budget charges it.  `runners_started`: case runners forked.
+    the time its processes waited for a CPU, or their CPU time where that is more): runner.Budget charges it.
+    `runners_started`: case runners forked.
     """
 
     def __init__(self, sandbox, pid, slot, requests_fd, replies_fd, home=None):
@@ -56,12 +59,13 @@ class Worker:
         self._queue = RequestQueue()
         self._runner = None  # pid of the live case runner, as seen from here (checked to be our child)
         self._runner_fd = None  # a pidfd for it: liveness and signals without a pid race
+        self._before_runner = {}  # the worker's processes when the runner started ({pid: start}): not the case's
         self.runners_started = 0
         self.exit_status = None
         self._closed = False
         self.used = 0.0
         self._last_cpu = None  # CPU seconds the last request used, as the kernel counted them
-        self._counts = Counts(pid)  # the kernel's counts of the worker's (and its runner's) time
+        self._counts = Counts(pid)  # the kernel's counts of the worker's time, and of every process it started
         # Outside the namespaces layer (whose tmpfs has its own size), the worker's folder lies on the
         # grader's disk, where only RLIMIT_FSIZE (one file) would hold it: its whole size is watched.
         # (`home`: its folder's name; see zygote.)
@@ -149,7 +153,9 @@ class Worker:
                     "cpu_seconds": limit}
         used = self._last_cpu
         if used is not None and used > limit + cpu_tolerance(limit):
-            timed_out = True  # it outran its limit but its CPU timer did not stop it: judged from here
+            # It, or the processes it started, outran its limit and answered before a look caught them (or its
+            # CPU timer did not stop it): judged from here.
+            timed_out = True
         reply["timed_out"] = timed_out or bool(reply.get("interrupted"))
         reply["cpu_seconds"] = used
         return reply
@@ -172,6 +178,16 @@ class Worker:
             raise WorkerDied("it did not start a case runner")
         self._runner, self._runner_fd = pid, handle
         self.runners_started += 1
+        # What the worker runs besides (processes its cells started) is not the runner's to take with it.
+        self._before_runner = {process: start for process, start in self._counts.members().items() if process != pid}
+
+    def _runner_gone(self):
+        """The runner has ended and the worker has killed its process group: kill what it started that left the
+        group (setsid, setpgid), an orphan now the worker's, so no process of that case runs on into the next."""
+        self._runner = None
+        if not self._counts.stop_strays(self._before_runner):
+            self.close()
+            raise WorkerDied("a process its case runner started could not be killed")
 
     def _stop_runner(self):
         """Kill the case runner; the worker must then say it ended, or it is replaced."""
@@ -190,6 +206,7 @@ class Worker:
                     break
                 message = replies.parse(line) if line.strip() else {}
                 if "event" in message and replies.check("event", message)["event"] == "runner-ended":
+                    self._runner_gone()
                     return
             except replies.ChannelClosed:
                 break
@@ -205,6 +222,10 @@ class Worker:
         limit), ...], written right behind this one (see call).  Raises BadReply, _RunnerEnded (its runner ended
         instead of answering) and WorkerDied (the worker ended).
         """
+        # What the worker's tree holds before the request can start: read once it is written, a child the request
+        # forked at once would already be there, taken for an older process (a cell's Pool), and live on when
+        # the request is stopped.  (A request sent ahead may have started already: read when its turn comes.)
+        before = self._counts.read(pid) if self._queue.idle else None
         asking = self._queue.ask([(message, limit)] + (list(ahead) if pid == self.pid else []))
         if asking.cancel is not None:
             try:
@@ -224,7 +245,9 @@ class Worker:
         number = self._queue.take()
         # A cell is also held to its limit in wall time (less time waiting for a CPU), as a
         # top-level loop of forks spends it in the kernel, where the CPU timer sees little.
-        waited = Watch(functools.partial(self._counts.read, pid), limit, stall_after=limit if kind == "cell" else None)
+        # Whatever process does the request, the whole worker's processes are counted (Counts.read).
+        waited = Watch(functools.partial(self._counts.read, pid), limit, stall_after=limit if kind == "cell" else None,
+                       first=before, doer=pid)
         try:
             reply, stopped = self._await(number, kind, pid, waited)
         finally:
@@ -233,6 +256,8 @@ class Worker:
             # overrun is the grader's time, never the hand-in's budget.
             self.used += min(charge, limit)
         interrupted = reply is not None and bool(reply.get("interrupted"))
+        if reply is not None and (stopped or interrupted):
+            self._end_what_it_started(waited.first)
         if interrupted:
             self._queue.interrupted()
         if self._queue.rerun(stopped, interrupted):
@@ -241,11 +266,23 @@ class Worker:
             return self._exchange(message, limit, pid, kind)
         return reply, stopped
 
+    def _end_what_it_started(self, first):
+        """A request that was stopped takes the processes it started with it (a Pool outside a `with`, a child that
+        left its process group), so none runs on into the next request, counted against it.  Once stopped, the
+        process that did it runs nothing else until the grader writes again (worker.py's _Channel drops what
+        was sent behind it), so all that is new in the worker's tree since `first` (its Usage when the request
+        started) is that request's."""
+        if first is None:
+            return
+        if not self._counts.stop_strays({pid: start for pid, start, _ in first.waits}):
+            self.close()
+            raise WorkerDied("a process its stopped case started could not be killed")
+
     def _write_line(self, line):
         write_all(self._requests, line)
 
     def _await(self, number, kind, pid, waited):
-        interrupted_at = None
+        interrupted = False
         while True:
             try:
                 line = self._lines.next(waited.next_check())
@@ -253,21 +290,21 @@ class Worker:
                 raise WorkerDied(self._death()) from None
             if line is None:
                 self._check_disk()
-                if interrupted_at is not None:
-                    if time.monotonic() - interrupted_at >= INTERRUPT_GRACE:
+                if interrupted:
+                    if waited.answer_overdue(INTERRUPT_GRACE):
                         return None, True
                     continue
-                verdict = waited.verdict()
-                if verdict == "evading":
-                    # Its own CPU timer interrupted it at the limit and it did not answer: it caught the
-                    # interrupt, or is deep in C code or a recursion it cannot unwind quickly.  No second
-                    # chance: it is killed now, and the time it took is the grader's, not the hand-in's.
-                    return None, True
-                if verdict == "stalled":
-                    # Sleeping or blocked (no CPU, so its timer never fires): an interrupt, then a moment.
+                if waited.verdict() is not None:
+                    # Over: its processes used up the limit.  The CPU timer of the one doing the request counts
+                    # that process alone (a Pool's processes compute while it waits for them), fires late on a
+                    # loaded machine, or was caught.  Stalled: sleeping or blocked (no CPU, so no timer fires).
+                    # Either way an interrupt, as its timer would send, then a moment: the Pool's `with` ends
+                    # its processes and the answer comes, with where it was.  Without one it is killed (it
+                    # caught the interrupt, or is deep in C code), and that time is the grader's, not the
+                    # hand-in's.
                     kill(pid, signal.SIGINT, self._runner_fd if pid == self._runner else None)
-                    interrupted_at = time.monotonic()
-                    waited.grace(INTERRUPT_GRACE)
+                    waited.interrupted()
+                    interrupted = True
                 continue
             if not line.strip():
                 continue
@@ -275,7 +312,7 @@ class Worker:
             if "event" in reply and kind == "call":
                 event = replies.check("event", reply)
                 if event["event"] == "runner-ended":
-                    self._runner = None
+                    self._runner_gone()
                     raise _RunnerEnded(event["status"])
                 raise replies.BadReply(f"it sent an unknown event {event['event'][:40]!r}")
             verdict = self._queue.judge(reply.get("id"), number)
@@ -283,8 +320,8 @@ class Worker:
                 continue  # the late answer to a request already given up on
             if verdict == "wrong":
                 raise replies.BadReply("it wrote something other than the answer to the grader's request")
-            self._queue.answered(interrupted_at is not None)
-            return replies.check(kind, reply), interrupted_at is not None
+            self._queue.answered(interrupted)
+            return replies.check(kind, reply), interrupted
 
     def _check_disk(self):
         """Stop a worker whose folder outgrew Limits.disk_mb (or holds more files than a notebook makes, or a

@@ -170,6 +170,20 @@ def enter_namespaces(uid, limits, root, new_pid=True):
         _write("/proc/self/gid_map", f"{INNER_ID} {outer_gid} 1")
         uid = INNER_ID
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    # The folders made on the way to each mount point (/root/.pyenv/versions above a pyenv Python, the folders
+    # above a virtual environment) must let the worker's user id through, whatever the grader's umask: 077 once
+    # a "users" sandbox or a private course set it, which left them 700, root's, so that the worker could not
+    # import what it had not preloaded (multiprocessing, IPython's magics).
+    mask = os.umask(0o022)
+    try:
+        _build_root(uid, limits, root)
+    finally:
+        os.umask(mask)
+    return {"as_root": as_root, "uid": uid}
+
+
+def _build_root(uid, limits, root):
+    """The new root's tmpfs, its read-only mounts of the system and of Python, its devices and its own folders."""
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limits['disk_mb']}m,mode=755")
     for path in SYSTEM_PATHS + tuple(python_paths()):
         _bind_read_only(path, root)
@@ -191,7 +205,6 @@ def enter_namespaces(uid, limits, root, new_pid=True):
         os.makedirs(root + folder, exist_ok=True)
         os.chown(root + folder, uid, uid)
         os.chmod(root + folder, mode)
-    return {"as_root": as_root, "uid": uid}
 
 
 def finish_namespaces(state, limits, root):
@@ -279,7 +292,7 @@ def enter_users(uid, limits, private_dir, landlock_paths=None):
         lacking.append("files other than the course's hidden by permissions only (no Landlock): world-readable "
                        "files elsewhere on this machine stay readable")
     if not seccomp.shut(network=True):
-        lacking += [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS]
+        lacking += [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS, seccomp.NO_FILTER_SIBLINGS]
     _environment(private_dir, private_dir)
     return lacking
 
@@ -307,7 +320,8 @@ def enter_landlock(limits, private_dir, read_paths, uid=None):
     # As an ordinary user the worker is the grading user: what Landlock does not mediate (a file's mode, owner,
     # times and extended attributes) it could change on every file of the grader's (see seccomp.py).
     lacking = [] if seccomp.shut(network=True, metadata=uid is None) else \
-        [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS] + ([seccomp.NO_FILTER_METADATA] if uid is None else [])
+        [seccomp.NO_FILTER_NETWORK, seccomp.NO_FILTER_LEFTOVERS, seccomp.NO_FILTER_SIBLINGS] + \
+        ([seccomp.NO_FILTER_METADATA] if uid is None else [])
     _environment(private_dir, private_dir)
     return lacking
 

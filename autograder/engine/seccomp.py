@@ -21,6 +21,13 @@ its plain arguments, never a path, so each rule is for a whole family of calls, 
   Not refused, because Python's own shutil.copy and Path.touch call them on the notebook's files, and
   a refusal would make an honest cell fail here alone; nothing a notebook computes depends on a mode or
   a time it set.  As root a worker has a user id of its own, which owns nothing but its own folder.
+* A sibling of the worker, in every layer but none.  A case's CPU time is the sum over its worker's process
+  tree (engine/watch.py), which every process the hand-in starts stays in: the worker is their subreaper (PID 1
+  in the namespaces layer), so setsid, setpgid or a double fork leave a process in it.  clone(CLONE_PARENT)
+  would not: from the worker it makes a child of the slot's zygote, running outside the count (the kernel
+  refuses it to a PID namespace's first process only).  Refused, with CLONE_PARENT in its flags; and clone3,
+  whose flags are in memory a filter cannot read, answers ENOSYS as on a kernel before 5.3, so glibc makes its
+  threads and processes with clone (as Docker's default profile has it; Python's os.fork never used clone3).
 
 Standard library only: copied into the sandbox's folder with the zygote.
 """
@@ -64,18 +71,25 @@ _METADATA_CALLS = _table(
     {"setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
      "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "utimensat": 88, "fchmodat2": 452, "setxattrat": 463,
      "removexattrat": 466})
+# clone, judged by its flags (its first argument; seccomp sees the low 32 bits at offset 16), and clone3.
+_CLONE = MappingProxyType({"x86_64": 56, "aarch64": 220})
+_CLONE3, _CLONE_PARENT, _ENOSYS = 435, 0x00008000, 38   # (clone3 has the same number on both)
+_FLAGS_LOW = 16
+_BPF_JSET_K = 0x45
 _X32_BIT = 0x40000000
 # What a layer cannot hold where the filter cannot be installed (another architecture), as `grade` says it.
 NO_FILTER_NETWORK = "network (no seccomp filter here)"
 NO_FILTER_LEFTOVERS = ("System V IPC, POSIX message queues and keyrings (no seccomp filter here): what one hand-in "
                        "leaves there, the next could find")
+NO_FILTER_SIBLINGS = ("a case's CPU time (no seccomp filter here): a process the worker starts as its own sibling "
+                      "(clone with CLONE_PARENT) runs outside the count")
 NO_FILTER_METADATA = ("the grading user's files (no seccomp filter here): a hand-in can change their modes, times "
                       "and extended attributes")
 
 
 def shut(network=False, metadata=False):
-    """Install the filter: leftovers refused, the network too if `network`, a file's metadata left unchanged if
-    `metadata` (see above).  True when it is in place."""
+    """Install the filter: leftovers and a sibling of the worker refused, the network too if `network`, a file's
+    metadata left unchanged if `metadata` (see above).  True when it is in place."""
     machine = os.uname().machine
     if machine not in _ARCHITECTURES or os.environ.get("AUTOGRADER_SECCOMP") == "0":  # (tests: as elsewhere)
         return False
@@ -90,6 +104,13 @@ def shut(network=False, metadata=False):
     if machine == "x86_64":
         program.append((_BPF_JGE_K, 0, 1, _X32_BIT))           # x32 numbers: refused whole
         program.append((_BPF_RET_K, 0, 0, deny))
+    program += [(_BPF_JEQ_K, 0, 4, _CLONE[machine]),           # clone: refused with CLONE_PARENT
+                (_BPF_LD_W_ABS, 0, 0, _FLAGS_LOW),
+                (_BPF_JSET_K, 1, 0, _CLONE_PARENT),
+                (_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+                (_BPF_RET_K, 0, 0, deny),
+                (_BPF_JEQ_K, 0, 1, _CLONE3),                   # clone3: ENOSYS
+                (_BPF_RET_K, 0, 0, _SECCOMP_RET_ERRNO | _ENOSYS)]
     for number, action in rules:
         program.append((_BPF_JEQ_K, 0, 1, number))
         program.append((_BPF_RET_K, 0, 0, action))

@@ -8,6 +8,7 @@ import os
 import select
 import signal
 import time
+import typing
 
 STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the limit ...
 STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
@@ -22,56 +23,95 @@ def cpu_tolerance(limit):
 
 
 class Watch:
-    """When to check on a process doing a request, and what its CPU time says.
+    """When to check on a request, and what the kernel's counts say of it.
 
-    "evading": it used more CPU than its limit allows, so its own timer did not stop it.
-    "stalled": it used no CPU for the backstop's time (sleeping, blocked, waiting
-    on a child), counting wall time minus the time it waited for a CPU.
+    A request's CPU time is that of the worker and every process it started (Counts): a Pool's processes, a
+    child that left its process group, and those that ended meanwhile.  Two verdicts, each of which gets the
+    process doing the request an interrupt (then, without an answer, it is killed: handle.Worker._await):
 
-    The kernel's counts are read when the request starts (one small read), so an
-    overrun is seen within a few milliseconds of its limit plus tolerance: the
-    first check comes at the limit, and later ones every few milliseconds.
+    "over": its processes used more CPU than its limit allows.  The CPU timer of the one doing the request
+    counts that process alone, and on a loaded machine fires late (by tenths of a second, as measured on a
+    2-core VM under load 10) or was caught; a Pool's processes compute while it waits for them.
+    "stalled": it made no progress for the backstop's time (sleeping, blocked, waiting on a child), counting
+    wall time less the time the worker's processes waited for a CPU, summed over them.  That sum is why a
+    Pool is never stopped for the machine's load: whenever any of its processes runs or waits for a CPU,
+    wall time less their summed waits grows no faster than their CPU time, which the limit bounds; only
+    time in which none of them runs or waits (the whole group asleep or blocked) can add up to a stall.
+
+    The kernel's counts are read when the request starts, so an overrun is seen within a few milliseconds of
+    its limit plus tolerance: the first look comes at the limit (sooner when its processes use more than one
+    CPU), and later ones every few milliseconds.
     """
 
-    def __init__(self, usage, limit, stall_after=None):
-        """`usage()`: the process's (CPU seconds, seconds spent waiting for a CPU), or (None, None)."""
-        self.usage, self.limit = usage, limit
+    def __init__(self, usage, limit, stall_after=None, first=None, doer=None):
+        """`usage()`: a Usage of the worker's processes (Counts.read), or None when they cannot be counted.
+        `first`: the Usage read before the request was written, if it was (see handle.Worker._exchange).
+        `doer`: the pid of the process doing the request (see interrupted)."""
+        self.usage, self.limit, self.doer = usage, limit, doer
         self.started = time.monotonic()
-        self.first = usage()  # (CPU, queued seconds) when it started
-        self.used = 0.0           # CPU seconds at the last check
+        self.first = first if first is not None else usage()      # when it started
+        self.used = 0.0           # CPU seconds of its processes at the last look (never less than at the one before)
+        self.rate = 1.0           # CPU seconds per second they used so far, at least 1
+        self.waited = {}          # thread -> seconds it waited for a CPU since the start, at the last look it was seen
         self.backstop = stall_after if stall_after is not None else limit * STALL_FACTOR + STALL_EXTRA
-        self.extra = 0.0
+        self._interrupted = None   # (monotonic time, the doer's wait for a CPU, CPU seconds used) when interrupted
 
     def next_check(self):
-        """Seconds until the next look: not before it could have used its limit, then often."""
-        due = self.limit + cpu_tolerance(self.limit) - self.used
+        """Seconds until the next look: not before its processes could have used its limit, then often."""
+        due = (self.limit + cpu_tolerance(self.limit) - self.used) / self.rate
         return min(POLL, max(CLOSE_POLL, due))
 
-    def grace(self, seconds):
-        self.extra += seconds
+    def interrupted(self):
+        """The grader has just interrupted the process doing the request (see answer_overdue)."""
+        self._counts()
+        self._interrupted = (time.monotonic(), self._doer_waited(), self.used)
+
+    def answer_overdue(self, grace):
+        """Has the process doing the request had `grace` seconds since its interrupt to answer, running or asleep?
+        Its waits for a CPU are not counted: on a loaded machine an honest process may wait longer than that to
+        run its handler.  Its own waits alone, which never outgrow the wall clock, so the grace always ends; and
+        it ends too once its processes used that much CPU (one that shrugs off the interrupt while the
+        processes it started keep it from a CPU)."""
+        self._counts()
+        since, waited, used = self._interrupted
+        return (time.monotonic() - since - (self._doer_waited() - waited) >= grace
+                or self.used - used >= grace)
+
+    def _doer_waited(self):
+        return sum(seconds for (process, _, thread), seconds in self.waited.items()
+                   if process == thread == self.doer)
 
     def _counts(self):
-        """(wall seconds, CPU seconds used, wall seconds not spent waiting for a CPU) so far."""
+        """(wall seconds, CPU seconds of its processes or None when unknown, wall seconds not spent waiting for a
+        CPU) so far."""
         elapsed = time.monotonic() - self.started
-        cpu, queued = self.usage()
-        cpu0, queued0 = self.first
-        if cpu is None or cpu0 is None:
+        now = self.usage()
+        if now is None or self.first is None:
             return elapsed, None, elapsed
-        self.used = cpu - cpu0
-        return elapsed, self.used, elapsed - (queued - queued0)
+        # A look can miss a process the instant its parent reaps it (its time is in neither yet): never less.
+        self.used = max(self.used, now.cpu - self.first.cpu)
+        self.rate = max(1.0, self.used / elapsed) if elapsed > 0 else 1.0
+        for thread, seconds in now.waits.items():
+            # A thread that ended keeps what it was last seen to wait; one new since the start waited from zero.
+            waited = seconds - self.first.waits.get(thread, 0.0)
+            if waited > self.waited.get(thread, 0.0):
+                self.waited[thread] = waited
+        return elapsed, self.used, elapsed - sum(self.waited.values())
 
     def verdict(self):
-        elapsed, used, not_waiting = self._counts()
+        _, used, not_waiting = self._counts()
         if used is not None and used > self.limit + cpu_tolerance(self.limit):
-            return "evading"
-        if not_waiting >= self.backstop + self.extra:
+            return "over"
+        if not_waiting >= self.backstop:
             return "stalled"
         return None
 
     def end(self):
-        """(CPU seconds used or None, seconds to charge to the budget) once the request is over."""
+        """(CPU seconds its processes used or None, seconds to charge to the budget) once the request is over:
+        its wall time not spent waiting for a CPU, or the CPU time of its processes where that is more (a
+        Pool's processes use more than one CPU at a time)."""
         _, used, not_waiting = self._counts()
-        return used, max(0.0, not_waiting)
+        return used, max(0.0, not_waiting, used or 0.0)
 
 
 
@@ -128,35 +168,177 @@ def _listed(path, root):
         return list(entries)
 
 
-class Counts:
-    """(CPU seconds, seconds spent waiting for a CPU) of a worker or its runner, from the kernel.
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
-    Read twice per request, so each process's /proc/PID/schedstat stays open and
-    is read again from its start (a tenth of opening it each time).  An open file
-    names its process, not its number: once that process is gone, reads fail
-    (None, None) rather than count another that reused the number.
+
+class Usage(typing.NamedTuple):
+    cpu: float           # CPU seconds of a worker and of every process it started, ended ones included
+    waits: dict          # {(pid, its start, thread id): seconds that thread has waited for a CPU}
+
+
+class Counts:
+    """What the kernel counts of a worker and every process it started: CPU time, time waited for a CPU.
+
+    The processes are the worker's tree, walked from /proc/PID/task/TID/children.  No process of a hand-in can
+    leave it: the worker is their subreaper (PID 1 of its namespace in the namespaces layer), so an orphan, a
+    double fork or a process that called setsid or setpgid is still the worker's descendant, and seccomp.py
+    refuses the one call that would make a sibling of the worker (clone with CLONE_PARENT).  Each process
+    counts its own CPU time (utime, stime: all its threads, ended ones included) and its reaped children's
+    (cutime, cstime): the kernel moves an ended child's time into its parent's when the parent reaps it, so
+    the sum over the live tree holds every process the hand-in has ever started, whenever it ended.  One
+    exception: the children of a parent that ignores SIGCHLD (or sets SA_NOCLDWAIT) are reaped by the kernel,
+    and their time goes to nobody once they end (a process seen before then has its time counted, Watch).
+    A filter cannot refuse that without breaking honest code (dash's `wait` and multiprocessing's forkserver
+    need a SIGCHLD handler, and seccomp cannot tell a handler from SIG_IGN); such a case is still bounded by
+    its backstop and its hand-in's budget (docs/security.md).
+
+    Why this and not a cgroup per worker (whose cpu.stat counts every process, that one included): the tree
+    is there in every layer, for an ordinary user and in a container too, where the grader can make no
+    cgroup; it gives the time each process waited for a CPU, which the backstop needs and cgroup v1 does not
+    count; and reading it costs three reads of open files for a worker alone (a few microseconds), where a
+    cgroup per worker costs a migration into it, which waits for the kernel.
+
+    The files of the worker and of the process doing the request stay open and are read again from their
+    start; a child's are opened for each look.  An open file names its process, not its number: once that
+    process is gone, reads fail rather than count another that reused the number.  A walk reads each
+    process before its children, so a child reaped meanwhile is missed for that look, never counted twice.
     """
 
     def __init__(self, worker):
         self.worker = worker
-        self._files = {}  # pid -> open schedstat: the worker's, and its live runner's
+        self._files = {}  # pid -> its open files (_kept_files): the worker's, and the one doing the request's
+        self._kept = None  # the processes whose files were kept at the last walk
+        self._ended = False  # the worker's own files failed once: it is gone, whatever takes its number next
 
     def read(self, pid):
-        fd = self._files.get(pid)
-        try:
-            if fd is None:
-                for old in [p for p in self._files if p != self.worker]:
-                    os.close(self._files.pop(old))  # a runner that has been replaced
-                fd = self._files[pid] = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            run, wait, _ = os.pread(fd, 256, 0).split()
-            return int(run) / 1e9, int(wait) / 1e9
-        except (OSError, ValueError):
-            return None, None
+        """The Usage of the worker's tree (`pid`: the process doing the request, whose files stay open too); None
+        once the worker is gone."""
+        ticks, waits = 0, {}
+        for process, (fields, threads) in self._walk(keep=(self.worker, pid)).items():
+            ticks += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+            start = int(fields[19])
+            for thread, waited in threads.items():
+                waits[(process, start, thread)] = waited / 1e9
+        if not waits:
+            return None
+        return Usage(ticks / CLOCK_TICKS, waits)
+
+    def members(self):
+        """{pid: its start time} of the live processes of the worker's tree but the worker (zombies are not)."""
+        return {process: int(fields[19]) for process, (fields, _) in self._walk(keep=(self.worker,)).items()
+                if process != self.worker and fields[0] not in (b"Z", b"X")}
+
+    def stop_strays(self, kept, wait=5.0):
+        """Kill every live process of the worker's tree but the worker and `kept` (members() before a case runner
+        started, less the runner): what a runner that ended left behind, its process group's or not.  Each is
+        checked to be the process seen (its start time) through a pidfd before it is sent SIGKILL; what they
+        start meanwhile is found and killed next time round.  They become the worker's zombies (it reaps them).
+        False if some were still alive after `wait` seconds."""
+        deadline = time.monotonic() + wait
+        while True:
+            strays = {pid: start for pid, start in self.members().items() if kept.get(pid) != start}
+            if not strays:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid, start in strays.items():
+                handle = pidfd(pid)
+                try:
+                    if _start_time(pid) == start:
+                        kill(pid, signal.SIGKILL, handle)
+                finally:
+                    if handle is not None:
+                        os.close(handle)
+            time.sleep(0.001)   # SIGKILL is not instant: a killed process is a zombie a moment later
+
+    def _walk(self, keep):
+        """{pid: (its /proc/PID/stat fields after the name, {thread id: nanoseconds it waited for a CPU})} of the
+        worker's tree, parents before children; empty once the worker is gone.  (Twice per request and at each
+        look: kept lean.)"""
+        if keep != self._kept:
+            for old in set(self._files) - set(keep):
+                self._forget(old)   # a runner that has been replaced
+            self._kept = keep
+        found, stack = {}, [] if self._ended else [self.worker]
+        while stack:
+            pid = stack.pop()
+            if pid in found:
+                continue
+            try:
+                kept = self._kept_files(pid) if pid in keep else None
+                stat = os.pread(kept[0], 4096, 0) if kept else _read_once(f"/proc/{pid}/stat")
+                fields = stat[stat.rindex(b")") + 2:].split()
+                if pid != self.worker and int(fields[1]) not in found:
+                    continue   # not a child of the tree's (its number was reused after the child ended)
+                if fields[17] == b"1":   # one thread (most processes): its files, the process's own
+                    if kept:
+                        threads = {pid: os.pread(kept[1], 4096, 0)}
+                        children = _whole(kept[2])
+                    else:
+                        threads = {pid: _read_once(f"/proc/{pid}/schedstat")}
+                        children = _read_once(f"/proc/{pid}/task/{pid}/children")
+                else:
+                    threads, children = {}, b""
+                    for thread in os.listdir(f"/proc/{pid}/task"):
+                        threads[int(thread)] = _read_once(f"/proc/{pid}/task/{thread}/schedstat")
+                        children += b" " + _read_once(f"/proc/{pid}/task/{thread}/children")
+                waited = {thread: int(line.split(None, 2)[1]) for thread, line in threads.items()}
+            except (OSError, ValueError, IndexError):
+                self._forget(pid)
+                self._ended = self._ended or pid == self.worker
+                continue   # gone (or going): its time is in its parent's now, or will be at the next look
+            found[pid] = (fields, waited)
+            if children:
+                stack += map(int, children.split())
+        return found
+
+    def _kept_files(self, pid):
+        """The open stat, schedstat and children files of a process read at every look."""
+        files = self._files.get(pid)
+        if files is None:
+            files = []
+            try:
+                for name in ("stat", "schedstat", f"task/{pid}/children"):
+                    files.append(os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC))
+            except OSError:
+                for fd in files:
+                    os.close(fd)
+                raise
+            self._files[pid] = files
+        return files
+
+    def _forget(self, pid):
+        for fd in self._files.pop(pid, ()):
+            os.close(fd)
 
     def close(self):
-        for fd in self._files.values():
-            os.close(fd)
-        self._files.clear()
+        for pid in list(self._files):
+            self._forget(pid)
+
+
+def _read_once(path):
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return _whole(fd)
+    finally:
+        os.close(fd)
+
+
+def _whole(fd, size=4096):
+    """A /proc file read whole from its start (one read unless it is longer than `size`: a long list of children)."""
+    data = os.pread(fd, size, 0)
+    while len(data) == size:
+        size *= 16
+        data = os.pread(fd, size, 0)
+    return data
+
+
+def _start_time(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 

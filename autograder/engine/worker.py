@@ -144,7 +144,8 @@ def _fork_runner(shell, channel, request_id):
 
 def _end_group(group):
     """Kill and reap what an ended runner left in its process group (a Pool's processes, busy on a case that ran
-    out of time, come to us as orphans): no process of one case runs on into the next."""
+    out of time, come to us as orphans): no process of one case runs on into the next.  What left the group
+    (setsid, setpgid) the grader kills from outside, where it sees the worker's whole tree (handle.py)."""
     try:
         os.killpg(group, signal.SIGKILL)
     except OSError:

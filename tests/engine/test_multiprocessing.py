@@ -4,21 +4,41 @@ In the namespaces layer each worker has a /dev/shm of its own; in users and land
 have no name (engine/semaphores.py).  Either way a Pool, a Queue, a Lock and a shared Value work with the start
 method every Colab notebook uses ('fork'), and nothing of one hand-in's is left where the next could find it.
 Where a layer shares the machine's /dev/shm, what needs a name there ('spawn', multiprocessing.shared_memory) is
-refused in words the student reads.  Run as root (as CI does), each layer in-process; the ordinary user and root
-without CAP_SYS_ADMIN grade the Pool hand-in in tests/engine/test_isolation_layers.py.
+refused in words the student reads.  A Pool's processes are its case's: their CPU time counts against the case's
+limit, a child that leaves its process group included, and they die with it (engine/watch.py's Counts).  Run as
+root (as CI does), each layer in-process; the ordinary user and root without CAP_SYS_ADMIN grade the Pool hand-ins
+in tests/engine/test_isolation_layers.py.
 """
 
+import ctypes
 import os
+import platform
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 
 import pytest
 
 from autograder.core.calls import parse_call
-from autograder.engine import Call, runner
+from autograder.engine import Call, handle, runner
+from autograder.engine.isolation import has_cap_sys_admin
 from autograder.engine.sandbox import Sandbox
 from autograder.engine.semaphores import SHARED_MEMORY_REFUSED, SPAWN_REFUSED
+from autograder.engine.watch import STALL_EXTRA, STALL_FACTOR, Counts, Watch
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def _umask_kept():
+    """A "users" sandbox makes what its process writes from then on private (umask 077, sandbox._make_private):
+    what the tests run after these in the same process would make (an --out for another user id) must not be."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    yield
+    os.umask(mask)
 
 NOTEBOOK = '''
 import multiprocessing, os
@@ -89,3 +109,195 @@ def test_a_pool_a_queue_a_lock_and_a_shared_value_work_and_what_needs_a_name_say
         assert left.status == "error"
         assert spawned.status == "error" and SPAWN_REFUSED in spawned.message, spawned
         assert named.status == "error" and SHARED_MEMORY_REFUSED in named.message, named
+
+
+# Processes that compute a known CPU time, whatever the machine's load: the judge is CPU time, not the wall clock.
+BURNERS = '''
+import ctypes, multiprocessing, os, platform, signal, time
+
+def _burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return seconds
+
+def burst(seconds):
+    # Two processes compute `seconds` each while this one waits for both: twice that in all.
+    with multiprocessing.Pool(2) as pool:
+        return sum(pool.map(_burn, [seconds, seconds]))
+
+def gone():
+    os._exit(3)
+
+def escape(seconds):
+    # A child that leaves its process group computes while this one waits for it.
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        _burn(seconds)
+        os._exit(0)
+    os.waitpid(child, 0)
+    return seconds
+
+def stubborn_escape(seconds):
+    for number in (signal.SIGINT, signal.SIGPROF):
+        signal.signal(number, signal.SIG_IGN)
+    return escape(seconds)
+
+def sibling():
+    # clone(CLONE_PARENT | SIGCHLD): a child of this process's parent, outside its tree.
+    libc = ctypes.CDLL(None, use_errno=True)
+    pid = libc.syscall({"x86_64": 56, "aarch64": 220}[platform.machine()], 0x8000 | 17, 0, 0, 0, 0)
+    if pid == 0:
+        os._exit(0)
+    return os.strerror(ctypes.get_errno()) if pid < 0 else "made"
+'''
+
+
+def _sandbox(layer):
+    folder = tempfile.mkdtemp(prefix="autograder-mp-")
+    os.chmod(folder, 0o755)      # a worker's own user id must reach the sandbox's folder
+    return Sandbox(workdir=folder, isolation=layer)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the users layer, and landlock with a user id per slot, need root")
+@pytest.mark.parametrize("layer", ["namespaces", "users", "landlock"])
+def test_a_pool_past_its_case_limit_is_stopped_by_its_cpu_time_in_every_layer(layer):
+    """A Pool's processes are counted with the case that started them: two of them computing 0.75 s each under a
+    1 s limit time out (before, the case passed: the process that started them used no CPU while it waited), in
+    the worker itself and in a case runner; a pool within its limit passes, before and after."""
+    calls = ["burst(0.05)", "burst(0.75)", "burst(0.05)", "gone()", "burst(0.75)", "burst(0.05)"]
+    with _sandbox(layer) as sandbox:
+        outcome = runner.run(sandbox, 0, [BURNERS], [Call.of(parse_call(c).encoded()) for c in calls],
+                             [1.0] * len(calls), 20, 120)
+    assert [c.status for c in outcome.calls] == ["ok", "timeout", "ok", "crashed", "timeout", "ok"], \
+        (outcome.cell_errors, outcome.calls)
+    assert all(c.message == "no result within 1 s (time limit, counted in CPU time)"
+               for c in outcome.calls if c.status == "timeout"), outcome.calls
+    assert outcome.calls[-1].value == 0.1
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the users layer, and landlock with a user id per slot, need root")
+@pytest.mark.parametrize("layer", ["namespaces", "users", "landlock"])
+def test_a_child_that_leaves_its_process_group_is_counted_and_dies_with_its_case(layer):
+    """setsid() takes a process out of its process group, not out of its worker's tree (the worker is its
+    subreaper): its CPU time is the case's, and when the case is stopped it is killed, in the worker itself and
+    in a case runner that shrugs off its interrupt (killed, with its group; the child is not in that group).  The
+    one call that would make a process outside the tree, clone(CLONE_PARENT), is refused (seccomp.py)."""
+    with _sandbox(layer) as sandbox:
+        worker = _worker_with_burners(sandbox)      # it answers its calls itself (the first call says so)
+        try:
+            reply = worker.call(Call.of(parse_call("escape(3)").encoded()), 1.0)
+            assert reply["timed_out"] and reply["cpu_seconds"] > 1.0, reply
+            assert Counts(worker.pid).members() == {}       # the worker alone is left running
+            # A grader slow to look (a loaded machine) finds the child there already: still the call's.
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(handle, "Watch", _late(worker.pid))
+                reply = worker.call(Call.of(parse_call("escape(3)").encoded()), 1.0)
+            assert reply["timed_out"], reply
+            assert Counts(worker.pid).members() == {}
+        finally:
+            worker.close()
+        worker = _worker_with_burners(sandbox)      # each call in a runner of its own, as after a worker died
+        try:
+            reply = worker.call(Call.of(parse_call("stubborn_escape(30)").encoded()), 1.0, fork_runners=True)
+            assert reply["timed_out"], reply
+            assert Counts(worker.pid).members() == {}
+            reply = worker.call(Call.of(parse_call("sibling()").encoded()), 1.0, fork_runners=True)
+            assert reply["value"] == os.strerror(13), reply
+            assert worker.call(Call.of(parse_call("burst(0.05)").encoded()), 1.0, fork_runners=True)["value"] == 0.1
+        finally:
+            worker.close()
+
+
+def _late(worker):
+    """A Watch that first waits until the worker has started a process, as a grader descheduled between writing
+    a request and looking at the worker would find it."""
+    class Late(Watch):
+        def __init__(self, *args, **kwargs):
+            deadline = time.monotonic() + 30
+            while not Counts(worker).members():
+                assert time.monotonic() < deadline, "the call started no process"
+                time.sleep(0.001)
+            super().__init__(*args, **kwargs)
+    return Late
+
+
+def _worker_with_burners(sandbox):
+    worker = sandbox.worker(0)
+    reply = worker.run_cell(BURNERS, 20)
+    assert reply["ok"], reply
+    return worker
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="hogs that take priority over the grader (nice -10) need root")
+def test_an_honest_pool_is_not_stopped_for_the_machines_load():
+    """A stress test: two CPU hogs that take priority over the grader share the one CPU its sandbox runs on, so a
+    Pool's processes spend most of their time waiting for it while the process that started them sleeps.  The
+    backstop subtracts every process's waits (watch.Watch): a pool that computes 0.2 s in all under a 0.5 s limit
+    passes, however long it waits (before, it was stopped as stalled once twice its limit plus 1 s had gone by).
+    Each hog has a session of its own: where the kernel groups a session's processes to share the CPU fairly
+    between sessions (autogroup), a session's niceness is its group's, which is set too."""
+    limit = 0.5
+    mask = os.sched_getaffinity(0)
+    cpu = max(mask)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        sandbox = _sandbox("auto")     # its processes, and all they start, run on that one CPU
+    finally:
+        os.sched_setaffinity(0, mask)
+
+    def pinned_and_first():
+        os.setsid()
+        os.sched_setaffinity(0, {cpu})
+        os.nice(-10)
+        if os.path.exists("/proc/self/autogroup"):
+            # Without CAP_SYS_ADMIN the kernel takes one such change per 0.1 s, machine-wide (EAGAIN before).
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    with open("/proc/self/autogroup", "w") as autogroup:
+                        autogroup.write("-10")
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.01)
+
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pinned_and_first)
+            for _ in range(2)]
+    try:
+        with sandbox:
+            calls = [Call.of(parse_call("burst(0.1)").encoded()) for _ in range(2)]
+            outcome = runner.run(sandbox, 0, [BURNERS], calls, [limit] * 2, 20, 120)
+    finally:
+        for hog in hogs:
+            hog.send_signal(signal.SIGKILL)
+            hog.wait()
+    assert [(c.status, c.value) for c in outcome.calls] == [("ok", 0.2)] * 2, outcome.calls
+    # What makes this a test of the backstop: the pool did wait for longer than a stall is allowed.
+    assert max(c.seconds for c in outcome.calls) > limit * STALL_FACTOR + STALL_EXTRA, outcome.calls
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not has_cap_sys_admin(),
+                    reason="the namespaces layer with a user id per slot needs root with CAP_SYS_ADMIN")
+def test_a_namespaces_worker_reaches_python_whatever_the_graders_umask():
+    """The folders on the way to Python in a worker's new root (the pyenv's /root/.pyenv/versions, the folders
+    above a virtual environment) are made by the zygote, under the grader's umask: 077 once a "users" sandbox
+    or a private course set it.  They were then root's alone, and the worker (a user id of its slot) could not
+    import what the zygote had not preloaded: `import multiprocessing` failed, and with it every Pool above."""
+    cell = ("import os, sysconfig\n"
+            "for path in (sysconfig.get_paths()['stdlib'], sysconfig.get_paths()['purelib']):\n"
+            "    assert os.listdir(path), path\n"
+            "import multiprocessing")
+    mask = os.umask(0o077)
+    try:
+        with _sandbox("namespaces") as sandbox:
+            worker = sandbox.worker(0)
+            try:
+                reply = worker.run_cell(cell, 20)
+            finally:
+                worker.close()
+    finally:
+        os.umask(mask)
+    assert reply["ok"], reply
