@@ -18,6 +18,9 @@ unpacked, and the hand-in's row says which limit was reached.
 """
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from . import identity
 
 MB = 1024 * 1024
 
@@ -58,11 +61,20 @@ class Ledger:
 class Allowance:
     """What one archive may still unpack: the least that any of its ledgers has left."""
 
-    def __init__(self, ledgers, whole_or_nothing):
+    def __init__(self, ledgers, whole_or_nothing, budget=None):
         self.ledgers = ledgers
         # An LMS's download is the instructor's: more entries than the class may read refuses it whole, as it
         # says.  A student's zip is unpacked as far as its upload's limits go, and the rest is named.
         self.whole_or_nothing = whole_or_nothing
+        self.budget = budget        # a download's: its entries an LMS named are also their student's upload
+
+    def for_entry(self, name):
+        """What the entry `name` may cost: in an LMS's download, an entry the LMS named after a student (a Canvas
+        attachment, a file in a Moodle folder) is part of that student's upload, and counts against it too."""
+        key = upload_key(name) if self.budget is not None else None
+        if key is None:
+            return self
+        return Allowance([self.budget.ledger(key), *self.ledgers], self.whole_or_nothing)
 
     def left(self, kind):
         return min(ledger.left(kind) for ledger in self.ledgers)
@@ -85,13 +97,38 @@ class UnpackBudget:
         self.uploads = {}
 
     def download(self):
-        """An LMS's download, or a zip the instructor named: only the class's ledger."""
-        return Allowance([self.whole], whole_or_nothing=True)
+        """An LMS's download, or a zip the instructor named: the class's ledger, and for each entry an LMS named
+        after a student, that student's (Allowance.for_entry)."""
+        return Allowance([self.whole], whole_or_nothing=True, budget=self)
 
     def upload(self, key):
         """A zip of the student `key`: theirs and the class's."""
-        ledger = self.uploads.setdefault(key, Ledger("one upload", self.upload_limits))
-        return Allowance([ledger, self.whole], whole_or_nothing=False)
+        return Allowance([self.ledger(key), self.whole], whole_or_nothing=False)
+
+    def ledger(self, key):
+        return self.uploads.setdefault(key, Ledger("one upload", self.upload_limits))
+
+
+def upload_key(name):
+    """The student whose upload the entry `name` of a download is, by the first part of its path an LMS names
+    after a student (a Canvas or flat Moodle file, a Moodle or D2L folder, a Blackboard attempt's file), keyed
+    as intake keys that student (so their zips share the ledger); None when no part is an LMS's name.  The parts
+    above the student's are the LMS's or the instructor's, so a student's own names inside their folder never
+    choose the ledger.  (A download no LMS wrote may name many ledgers: each holds to the upload's limits, and
+    all to the class's, as before.)"""
+    parts = [p for p in PurePosixPath(name).parts if p not in ("/", ".", "")]
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        who = identity.lms_file(part) if last else identity.moodle_folder(part)
+        if who is not None:
+            return who.key
+        d2l = identity.d2l_name(part)
+        if d2l is not None:
+            return identity.d2l_identity(d2l[1]).key
+        blackboard = identity.blackboard_name(part) if last else None
+        if blackboard is not None:
+            return identity.blackboard_identity(blackboard[0].rsplit("_", 1)[-1]).key
+    return None
 
 
 class Shortfalls:

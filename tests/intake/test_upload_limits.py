@@ -130,6 +130,37 @@ def test_the_class_s_limits_hold_across_students_and_say_so_in_each_row(tmp_path
     assert len({h.student for h in intake.handins}) == 4           # every student still has a row
 
 
+def test_a_student_s_own_files_in_an_lms_download_count_against_their_upload(tmp_path, monkeypatch):
+    # Canvas takes several attachments in one submission and writes each at the download's top level, named by
+    # the student's Canvas id: they were counted against the class alone, so one student with 89 attachments of
+    # 45 MB of zeros (about 4 MB in the download) took the class's 4 GB, and every classmate after them in the
+    # download got a `too-large` row instead of a grade.
+    monkeypatch.setattr(budget, "UPLOAD", budget.Limits(bytes=2 * MB, entries=2_000, files=1_000))
+    monkeypatch.setattr(budget, "CLASS", budget.Limits(bytes=4 * MB, entries=100_000, files=50_000))
+    uploads = {f"aaronmallory_1000_{4001 + n}_data{n}.bin": os.urandom(MB) for n in range(4)}
+    uploads["smithalice_1001_5001_n-queens.ipynb"] = ALICE.read_bytes()
+    intake = collect([canvas_download(tmp_path / "submissions.zip", uploads)], tmp_path / "handins", OPTIONS)
+    size, _ = cost(tmp_path / "handins")
+    assert size <= 2 * MB + ALICE.stat().st_size
+    stopped = [h for h in rows_of(intake, "canvas:1000") if h.status == "too-large"]
+    assert len(stopped) == 2 and all("one upload may unpack at most 2 MB" in h.message for h in stopped)
+    assert [h.status for h in rows_of(intake, "canvas:1001")] == [None]      # the classmate is read as usual
+
+
+def test_a_moodle_student_s_folder_in_the_download_counts_against_their_upload(tmp_path, monkeypatch):
+    monkeypatch.setattr(budget, "UPLOAD", budget.Limits(bytes=2 * MB, entries=2_000, files=1_000))
+    path = tmp_path / "CS101-N-Queens-42.zip"
+    with zipfile.ZipFile(path, "w") as bundle:
+        for n in range(4):
+            add(bundle, f"Aaron Mallory_500_assignsubmission_file/data{n}.bin", os.urandom(MB))
+        add(bundle, "Alice Smith_501_assignsubmission_file/n-queens.ipynb", ALICE.read_bytes())
+    intake = collect([path], tmp_path / "handins", OPTIONS)
+    size, _ = cost(tmp_path / "handins")
+    assert size <= 2 * MB + ALICE.stat().st_size
+    assert [h.status for h in rows_of(intake, "moodle:500")].count("too-large") == 2
+    assert [h.status for h in rows_of(intake, "moodle:501")] == [None]
+
+
 def test_an_lms_download_with_more_entries_than_the_class_may_read_is_refused_whole(tmp_path, monkeypatch):
     monkeypatch.setattr(budget, "CLASS", budget.Limits(bytes=100 * MB, entries=50, files=50))
     download = canvas_download(tmp_path / "submissions.zip", {f"s{n}_{1000 + n}_{5000 + n}_n-queens.ipynb": b"{}"
