@@ -118,17 +118,38 @@ def upload_key(name):
     all to the class's, as before.)"""
     parts = [p for p in PurePosixPath(name).parts if p not in ("/", ".", "")]
     for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        who = identity.lms_file(part) if last else identity.moodle_folder(part)
-        if who is not None:
-            return who.key
-        d2l = identity.d2l_name(part)
-        if d2l is not None:
-            return identity.d2l_identity(d2l[1]).key
-        blackboard = identity.blackboard_name(part) if last else None
-        if blackboard is not None:
-            return identity.blackboard_identity(blackboard[0].rsplit("_", 1)[-1]).key
+        key = _file_owner(part) if index == len(parts) - 1 else _folder_owner(part)
+        if key is not None:
+            return key
     return None
+
+
+def _folder_owner(part):
+    who = identity.moodle_folder(part)
+    d2l = identity.d2l_name(part)
+    return who.key if who is not None else identity.d2l_identity(d2l[1]).key if d2l is not None else None
+
+
+def _file_owner(part):
+    """The key a file name's LMS prefix gives: of the grammars it fits, the one whose own part (name and ids, written
+    by the LMS) ends first, since what follows is the student's file name, which may fit another grammar further
+    on (`x_7_8_big.bin` after Blackboard's `<assignment>_<user>_attempt_<stamp>_` fits Canvas's)."""
+    found = []
+    canvas = identity.CANVAS_ANONYMOUS.match(part) or identity.CANVAS.match(part)
+    if canvas is not None and identity.canvas_file(part) is not None:
+        found.append((0 if canvas.re is identity.CANVAS_ANONYMOUS else canvas.start("user"),
+                      identity.canvas_file(part).key))
+    moodle = identity.MOODLE_MARK.search(part)
+    if moodle is not None and identity.moodle_file(part) is not None:
+        found.append((moodle.start(), identity.moodle_file(part).key))
+    blackboard = identity.BLACKBOARD.match(part)
+    if blackboard is not None:
+        found.append((blackboard.end("head"),
+                      identity.blackboard_identity(blackboard.group("head").rsplit("_", 1)[-1]).key))
+    d2l = identity.d2l_name(part)
+    if d2l is not None:
+        found.append((0, identity.d2l_identity(d2l[1]).key))
+    return min(found)[1] if found else None
 
 
 class Shortfalls:

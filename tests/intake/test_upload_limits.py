@@ -161,6 +161,25 @@ def test_a_moodle_student_s_folder_in_the_download_counts_against_their_upload(t
     assert [h.status for h in rows_of(intake, "moodle:501")] == [None]
 
 
+@pytest.mark.parametrize("download, names", [
+    # Blackboard's `<assignment>_<username>_attempt_<stamp>_` comes first; the student's own `x_7_8_big.bin` fits
+    # Canvas's grammar further on, and would give each file a ledger of its own.
+    ("gradebook_CS101_N-Queens_2026-03-09-10-00-00.zip",
+     [f"n-queens_mallory_attempt_2026-03-01-10-00-00_x_{n}_{n}_big.bin" for n in range(4)]),
+    # And the other way: a Canvas student's attachments named like Blackboard's attempts stay theirs.
+    ("submissions.zip", [f"aaronmallory_1000_{4001 + n}_x_attempt_2026-03-0{1 + n}-10-00-00_big.bin"
+                         for n in range(4)]),
+])
+def test_a_student_s_own_file_names_never_choose_whose_upload_an_lms_entry_counts_against(tmp_path, monkeypatch,
+                                                                                           download, names):
+    monkeypatch.setattr(budget, "UPLOAD", budget.Limits(bytes=2 * MB, entries=2_000, files=1_000))
+    intake = collect([canvas_download(tmp_path / download, {name: os.urandom(MB) for name in names})],
+                     tmp_path / "handins", OPTIONS)
+    size, _ = cost(tmp_path / "handins")
+    assert size <= 2 * MB
+    assert sum(h.status == "too-large" for h in intake.handins) == 2
+
+
 def test_an_lms_download_with_more_entries_than_the_class_may_read_is_refused_whole(tmp_path, monkeypatch):
     monkeypatch.setattr(budget, "CLASS", budget.Limits(bytes=100 * MB, entries=50, files=50))
     download = canvas_download(tmp_path / "submissions.zip", {f"s{n}_{1000 + n}_{5000 + n}_n-queens.ipynb": b"{}"
