@@ -18,6 +18,9 @@ unpacked, and the hand-in's row says which limit was reached.
 """
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from . import identity
 
 MB = 1024 * 1024
 
@@ -58,11 +61,20 @@ class Ledger:
 class Allowance:
     """What one archive may still unpack: the least that any of its ledgers has left."""
 
-    def __init__(self, ledgers, whole_or_nothing):
+    def __init__(self, ledgers, whole_or_nothing, budget=None):
         self.ledgers = ledgers
         # An LMS's download is the instructor's: more entries than the class may read refuses it whole, as it
         # says.  A student's zip is unpacked as far as its upload's limits go, and the rest is named.
         self.whole_or_nothing = whole_or_nothing
+        self.budget = budget        # a download's: its entries an LMS named are also their student's upload
+
+    def for_entry(self, name):
+        """What the entry `name` may cost: in an LMS's download, an entry the LMS named after a student (a Canvas
+        attachment, a file in a Moodle folder) is part of that student's upload, and counts against it too."""
+        key = upload_key(name) if self.budget is not None else None
+        if key is None:
+            return self
+        return Allowance([self.budget.ledger(key), *self.ledgers], self.whole_or_nothing)
 
     def left(self, kind):
         return min(ledger.left(kind) for ledger in self.ledgers)
@@ -85,13 +97,59 @@ class UnpackBudget:
         self.uploads = {}
 
     def download(self):
-        """An LMS's download, or a zip the instructor named: only the class's ledger."""
-        return Allowance([self.whole], whole_or_nothing=True)
+        """An LMS's download, or a zip the instructor named: the class's ledger, and for each entry an LMS named
+        after a student, that student's (Allowance.for_entry)."""
+        return Allowance([self.whole], whole_or_nothing=True, budget=self)
 
     def upload(self, key):
         """A zip of the student `key`: theirs and the class's."""
-        ledger = self.uploads.setdefault(key, Ledger("one upload", self.upload_limits))
-        return Allowance([ledger, self.whole], whole_or_nothing=False)
+        return Allowance([self.ledger(key), self.whole], whole_or_nothing=False)
+
+    def ledger(self, key):
+        return self.uploads.setdefault(key, Ledger("one upload", self.upload_limits))
+
+
+def upload_key(name):
+    """The student whose upload the entry `name` of a download is, by the first part of its path an LMS names
+    after a student (a Canvas or flat Moodle file, a Moodle or D2L folder, a Blackboard attempt's file), keyed
+    as intake keys that student (so their zips share the ledger); None when no part is an LMS's name.  The parts
+    above the student's are the LMS's or the instructor's, so a student's own names inside their folder never
+    choose the ledger.  (A download no LMS wrote may name many ledgers: each holds to the upload's limits, and
+    all to the class's, as before.)"""
+    parts = [p for p in PurePosixPath(name).parts if p not in ("/", ".", "")]
+    for index, part in enumerate(parts):
+        key = _file_owner(part) if index == len(parts) - 1 else _folder_owner(part)
+        if key is not None:
+            return key
+    return None
+
+
+def _folder_owner(part):
+    who = identity.moodle_folder(part)
+    d2l = identity.d2l_name(part)
+    return who.key if who is not None else identity.d2l_identity(d2l[1]).key if d2l is not None else None
+
+
+def _file_owner(part):
+    """The key a file name's LMS prefix gives: of the grammars it fits, the one whose own part (name and ids, written
+    by the LMS) ends first, since what follows is the student's file name, which may fit another grammar further
+    on (`x_7_8_big.bin` after Blackboard's `<assignment>_<user>_attempt_<stamp>_` fits Canvas's)."""
+    found = []
+    canvas = identity.CANVAS_ANONYMOUS.match(part) or identity.CANVAS.match(part)
+    if canvas is not None and identity.canvas_file(part) is not None:
+        found.append((0 if canvas.re is identity.CANVAS_ANONYMOUS else canvas.start("user"),
+                      identity.canvas_file(part).key))
+    moodle = identity.MOODLE_MARK.search(part)
+    if moodle is not None and identity.moodle_file(part) is not None:
+        found.append((moodle.start(), identity.moodle_file(part).key))
+    blackboard = identity.BLACKBOARD.match(part)
+    if blackboard is not None:
+        found.append((blackboard.end("head"),
+                      identity.blackboard_identity(blackboard.group("head").rsplit("_", 1)[-1]).key))
+    d2l = identity.d2l_name(part)
+    if d2l is not None:
+        found.append((0, identity.d2l_identity(d2l[1]).key))
+    return min(found)[1] if found else None
 
 
 class Shortfalls:

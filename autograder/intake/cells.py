@@ -26,6 +26,9 @@ from . import marimo
 from .files import UnsafeFile, read_capped
 
 MAX_CONTAINERS = 500_000     # JSON objects and lists; a large real notebook has tens of thousands
+# Code cells of one hand-in; a long real notebook has a few hundred.  A .py hand-in is cut into cells at its `# %%`
+# lines, 7 bytes a cell: a 20 MB one (150 KB zipped) made 3 million cells, 3.5 GB in the grader's process.
+MAX_CELLS = 10_000
 # A kernel's language as notebooks name it; anything else that is named is another language.
 PYTHON_NAMES = {"python", "python3", "python2", "ipython", "ipython3", "pyspark", "python 3"}
 # What `language_info` may say that names no kernel language (nbformat's own no_min_version.ipynb says
@@ -38,6 +41,8 @@ _COLAB = re.compile(r"^[ \t]*(?:from[ \t]+google\.colab\b|import[ \t]+google\.co
                     r"|from[ \t]+google[ \t]+import[ \t]+colab\b)", re.MULTILINE)
 _MARIMO_IMPORT = re.compile(r"^import marimo\b", re.MULTILINE)
 _MARIMO_APP = re.compile(r"^app[ \t]*=[ \t]*marimo\.App\(", re.MULTILINE)
+# A `# %%` line: at the start of the text or after any line end str.splitlines knows.
+_PERCENT_MARKER = re.compile("(?:^|(?<=[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]))# %%")
 
 
 class SubmissionError(Exception):
@@ -119,7 +124,7 @@ def _parse(raw, name):
                 f"{NOTE}{name} is a marimo notebook: its cells were run top to bottom in the file's order, as a "
                 "Jupyter notebook's are (marimo itself runs them in the order their names need)",)
         else:
-            cells = _py_cells(text)
+            cells = _py_cells(text, name)
         if not any(c.source.strip() for c in cells):
             raise SubmissionError("empty", f"{name} has no code")
         return Notebook(tuple(cells), notes=notes, uses_colab=_uses_colab(cells))
@@ -270,9 +275,17 @@ def _marimo_cells(text, name):
     definitions whole, and `with app.setup:` bodies, in the file's order.  The file is parsed, never run, in a
     child process with a CPU budget (marimo.py)."""
     try:
-        return [CodeCell(source) for source in marimo.cell_sources(text, name)]
+        sources = marimo.cell_sources(text, name)
     except marimo.MarimoError as error:
         raise SubmissionError("invalid-notebook", str(error)) from None
+    if len(sources) > MAX_CELLS:
+        raise _too_many_cells(name)
+    return [CodeCell(source) for source in sources]
+
+
+def _too_many_cells(name):
+    return SubmissionError("invalid-notebook", f"{name} holds more than {MAX_CELLS:,} code cells; a hand-in is "
+                                               "refused above that (a long notebook has a few hundred)")
 
 
 def _code_cells(raw_cells, name):
@@ -282,6 +295,8 @@ def _code_cells(raw_cells, name):
     for cell in raw_cells:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
+        if len(cells) == MAX_CELLS:
+            raise _too_many_cells(name)
         source = cell.get("source", "")
         source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else str(source)
         metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
@@ -294,10 +309,17 @@ DATABRICKS_HEADER = "# Databricks notebook source"
 DATABRICKS_SPLIT = "# COMMAND ----------"
 
 
-def _py_cells(text):
-    """Cells of a .py hand-in: Databricks' `# COMMAND ----------` or Jupytext / VS Code's `# %%` markers."""
+def _py_cells(text, name=""):
+    """Cells of a .py hand-in: Databricks' `# COMMAND ----------` or Jupytext / VS Code's `# %%` markers.  Their
+    number is counted before any is made (each marker may make one), and more than MAX_CELLS is refused."""
     if text.lstrip("\ufeff").startswith(DATABRICKS_HEADER):
+        if text.count(DATABRICKS_SPLIT) >= MAX_CELLS and \
+                sum(1 for chunk in _pieces(text, DATABRICKS_SPLIT) if chunk.strip()) > MAX_CELLS:
+            raise _too_many_cells(name)
         return _databricks_cells(text)
+    if text.count("# %%") >= MAX_CELLS and sum(1 for _ in zip(range(MAX_CELLS + 1),
+                                                               _PERCENT_MARKER.finditer(text))) > MAX_CELLS:
+        raise _too_many_cells(name)
     chunks, current = [], []
     for line in text.splitlines(keepends=True):
         if line.startswith("# %%") and current:
@@ -306,6 +328,15 @@ def _py_cells(text):
         current.append(line)
     chunks.append("".join(current))
     return [CodeCell(chunk) for chunk in chunks if chunk.strip()]
+
+
+def _pieces(text, separator):
+    """text.split(separator), one piece at a time (a list of millions of them is what the count avoids)."""
+    start = 0
+    while (end := text.find(separator, start)) >= 0:
+        yield text[start:end]
+        start = end + len(separator)
+    yield text[start:]
 
 
 def _databricks_cells(text):

@@ -85,12 +85,19 @@ def _unpack(archive, target, scratch, allowance):
             if allowance.left("entries") <= 0:
                 unread = len(entries) - index
                 break
-            allowance.spend("entries", 1)
             if not entry.filename:         # (zipfile's own is_dir fails on it: IndexError)
+                allowance.spend("entries", 1)
                 refused.append(Refused("(no name)", "unsafe-path", "a zip entry with no name; it was not "
                                                                    "unpacked"))
                 continue
             name = _entry_name(entry)
+            mine = allowance.for_entry(name)    # in an LMS's download: its student's upload too (budget.py)
+            if mine.left("entries") <= 0:       # their upload's (the class's stops the loop above)
+                allowance.spend("entries", 1)
+                over.append(Refused(printable(name), "too-large", f"{printable(name)!r} was not unpacked: "
+                                                                  f"{mine.rule('entries')}"))
+                continue
+            mine.spend("entries", 1)
             if entry.is_dir() or name.endswith("/"):
                 continue
             windows += name != _entry_name(entry, separators=False)
@@ -103,7 +110,7 @@ def _unpack(archive, target, scratch, allowance):
                 refused.append(Refused(shown, *problem))
                 continue
             folders = _new_folders(relative, made)
-            limit = _over(allowance, entry, len(folders) + 1)
+            limit = _over(mine, entry, len(folders) + 1)
             if limit:
                 taken.discard(relative)
                 over.append(Refused(shown, "too-large", f"{shown!r} was not unpacked: {limit}"))
@@ -112,14 +119,14 @@ def _unpack(archive, target, scratch, allowance):
             try:
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 made.update(folders)
-                allowance.spend("files", len(folders) + 1)
-                written = _copy_capped(bundle, entry, destination, min(MAX_ENTRY_BYTES, allowance.left("bytes")))
+                mine.spend("files", len(folders) + 1)
+                written = _copy_capped(bundle, entry, destination, min(MAX_ENTRY_BYTES, mine.left("bytes")))
             except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, OSError ...: this entry's row
                 refused.append(Refused(shown, "invalid-zip", f"this entry could not be unpacked: "
                                                              f"{str(error)[:200] or type(error).__name__}"))
                 destination.unlink(missing_ok=True)
                 continue
-            allowance.spend("bytes", written)
+            mine.spend("bytes", written)
             files[relative] = shown
             if relative != shown:
                 renamed[relative] = shown

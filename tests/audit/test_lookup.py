@@ -306,3 +306,41 @@ def test_every_assignment_s_stored_look_up_score_is_within_its_floor(assignment_
     stored = json.loads((ROOT / "autograder" / "assignments" / assignment_id / "audit.json").read_text())
     assert stored["lookup"]["most"] <= stored["lookup"]["floor"] == 1.0
     assert len(stored["lookup"]["by_default"]) == 7
+
+
+def _values_within(value):
+    """repr of `value` and of every list or tuple inside it, as lists (a tuple and a list of one content alike)."""
+    plain = lambda v: [plain(i) for i in v] if isinstance(v, (list, tuple)) else v      # noqa: E731
+    yield repr(plain(value))
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _values_within(item)
+
+
+@pytest.mark.parametrize("assignment_id", load_course(ROOT).assignment_ids())
+def test_no_hidden_twin_s_input_is_inside_a_public_answer(assignment_id):
+    # The audit's table holds the public answers alone; a student's may hold what those answers show too.
+    # no-three-in-line's yes twin for is_valid was the other 4 x 4 solution, which solutions(4)'s public
+    # answer lists: the table of public answers plus that one entry (True, with the default False) earned
+    # 1.2 of 5, past the floor, where the audit's table earned 0.
+    import ast
+    import tomllib
+    folder = ROOT / "autograder" / "assignments" / assignment_id
+    cases = tomllib.loads((folder / "cases.toml").read_text())
+    expected = json.loads((folder / "expected.json").read_text())["expected"]
+    public = [case for case in cases["case"] if not case.get("hidden")]
+    twins = {name for names in cases.get("requires", {}).values() for name in names} | \
+        {name for case in public for name in case.get("requires", [])}
+    shown = {text for case in public for text in _values_within(expected.get(case["call"]))}
+    inside = []
+    for case in cases["case"]:
+        if not case.get("hidden") or f"hidden: {case.get('description')}" not in twins:
+            continue
+        for argument in ast.parse(case["call"], mode="eval").body.args:
+            try:
+                value = ast.literal_eval(argument)
+            except ValueError:          # np.array(...): not a literal a table could be keyed by here
+                continue
+            if isinstance(value, (list, tuple)) and next(_values_within(value)) in shown:
+                inside.append(case["call"])
+    assert not inside, f"hidden twins whose input a public answer shows: {inside}"

@@ -121,3 +121,29 @@ def test_what_python_s_parser_reads_in_quadratic_time_stops_at_its_budget(monkey
     with pytest.raises(SubmissionError, match="could not parse within its limits"):
         parse(text.encode(), "m.py")
     assert _cpu() - start < 10
+
+
+# --- how many cells one hand-in may hold -----------------------------------------------------------------
+
+
+def _refused_for_its_cells(name, raw):
+    with pytest.raises(SubmissionError) as refused:
+        parse(raw, name)
+    assert refused.value.status == "invalid-notebook"
+    assert f"more than {cells.MAX_CELLS:,} code cells" in str(refused.value)
+
+
+def test_a_py_hand_in_of_a_million_cells_is_refused_before_they_are_made():
+    # `# %%` on every other line: 7 bytes a cell, so a 20 MB .py (150 KB zipped, five in one upload) made
+    # 3 million cells in the grader's process, which held 3.5 GB and spent a minute before grading began.
+    _refused_for_its_cells("n-queens.py", b"# %%\n1\n" * (cells.MAX_CELLS + 1))
+    _refused_for_its_cells("n-queens.py", b"# %%\r1\r" * (cells.MAX_CELLS + 1))     # any line end Python reads
+    _refused_for_its_cells("n-queens.py", (cells.DATABRICKS_HEADER + "\n").encode()
+                           + (cells.DATABRICKS_SPLIT + "\n1\n").encode() * (cells.MAX_CELLS + 1))
+    assert len(parse(b"# %%\n1\n" * cells.MAX_CELLS, "n-queens.py").cells) == cells.MAX_CELLS
+
+
+def test_a_notebook_of_more_code_cells_than_any_notebook_holds_is_refused():
+    cell = {"cell_type": "code", "metadata": {}, "source": "1", "outputs": [], "execution_count": None}
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell] * (cells.MAX_CELLS + 1)}
+    _refused_for_its_cells("n-queens.ipynb", json.dumps(notebook).encode())
