@@ -213,16 +213,17 @@ def too_slow_message(seconds, baseline_seconds, options):
             f"times faster than {options['baseline']}, which took {baseline_seconds:.3g} s")
 
 
-def withheld_message(missing):
+def withheld_message(missing, twin=False):
     """The message of a right answer that earns nothing because checks it requires did not pass.
 
     `missing` names those checks (a public call, or a hidden check's description).  The
     grader (grade/scoring.py), the notebook's check cells and every page use these words.
+    `twin`: they are all hidden twins, the same check on inputs the public checks do not show.
     """
     names = " and ".join(missing)
+    why = "an answer written for the public checks alone" if twin else "an answer that never changes"
     return (f"withheld: right answer, but this check counts only when {names} "
-            f"{'also passes' if len(missing) == 1 else 'also pass'}, so that an answer that never "
-            "changes earns nothing")
+            f"{'also passes' if len(missing) == 1 else 'also pass'}, so that {why} earns nothing")
 
 
 def is_withheld(message):
@@ -344,7 +345,8 @@ def run_checks(cases, namespace=None, uses=()):
     and optionally compare / options / limit (the grader's time limit in seconds:
     a case that takes longer here is told so, as it would time out there) / requires
     (the checks that must pass too for this one to count: the call of another case of
-    this cell, or a dict with call, expected and optionally compare / options).  `uses`
+    this cell, or a dict with call, expected and optionally compare / options) /
+    hidden_requires (the descriptions of hidden checks it requires: the grader judges those).  `uses`
     names the tested functions the checked one calls, most basic first: when one of them
     failed its own check cell, a failing case points there instead of giving its hint.
     Nothing here raises.  The words are the grader's own (explain_difference,
@@ -386,6 +388,10 @@ def run_checks(cases, namespace=None, uses=()):
                                      else None)
         if not passed and (blame or case.get("hint")):
             print(f"    hint: {fix_first(blame) if blame else case['hint']}")
+    twins = list(dict.fromkeys(d for case in cases for d in case.get("hidden_requires", ())))
+    if twins and earned:      # (nothing passed: nothing to qualify)
+        print("the grader counts these checks only when the hidden checks they require pass too: "
+              + "; ".join(f"\u201c{d}\u201d" for d in twins))
     function = cases[0]["call"].split("(")[0] if cases else ""
     _CHECKED[function] = (earned, total)
     print(f"{earned:g} / {total:g} points from these public checks")

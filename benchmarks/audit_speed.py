@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/audit_speed.py              # all four assignments, 2 slots
     .venv/bin/python benchmarks/audit_speed.py --jobs 2 --assignment n-queens
+    .venv/bin/python benchmarks/audit_speed.py --course DIR   # another course (its examples/<id>/submissions)
 
 For each assignment: the whole audit's time (reference runs, stubs, mutants),
 mutants graded per second, and, with the same sandbox and slots, the example
@@ -32,9 +33,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--assignment", action="append", help="repeatable; default: all")
     parser.add_argument("--jobs", type=int, default=2, help="grading slots (default 2, as on CI)")
+    parser.add_argument("--course", type=Path, default=ROOT, help="the course folder (default: this checkout)")
     args = parser.parse_args(argv)
-    course = load_course(ROOT)
+    course = load_course(args.course)
     ids = args.assignment or course.assignment_ids()
+    classes = {assignment_id: course.root / "examples" / assignment_id / "submissions" for assignment_id in ids}
+    missing = [str(folder) for folder in classes.values() if not folder.is_dir()]
+    if missing:
+        raise SystemExit(f"no example class to grade beside the audit: {', '.join(missing)}")
     print(f"{'assignment':<18} {'mutants':>7} {'audit s':>8} {'mutants/s':>10} {'hand-ins':>8} {'hand-ins/s':>11}",
           flush=True)
     total = 0.0
@@ -43,7 +49,7 @@ def main(argv=None):
             assignment = load_assignment(course, assignment_id)
             result = measure(assignment, sandbox, args.jobs)
             total += result.seconds
-            handins = sorted((ROOT / "examples" / assignment_id / "submissions").iterdir())
+            handins = sorted(classes[assignment_id].iterdir())
             trials = Trials(assignment, assignment.load_expected(), sandbox, args.jobs)
             started = time.monotonic()
             trials.map(trials.grade_file, handins)

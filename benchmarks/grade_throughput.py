@@ -10,8 +10,10 @@ The class: --n copies of the example class's notebooks (examples/<id>/submission
 each made distinct (a comment with its number in its first code cell), named
 s001-alice, s002-bob, ...  Ours and nbgrader grade the class as it is; only
 otter is given the class without the hand-ins it cannot finish (it has no cell
-time limit, so a top-level `while True` never ends: see
-tests/export/test_engine_agreement.py), and the output says which.
+time limit, so a top-level `while True` never ends: see EXCLUDED_STUDENTS in
+benchmarks/engines.py), and the output says which.  Whatever else a peer spends
+more than --notebook-limit seconds on (wall clock) is stopped there, and its
+table counts it under "did not finish".
 
 ours:      `autograder grade --jobs J --out DIR CLASS`
 nbgrader:  `nbgrader autograde` in the nbgrader export's course folder (one command)
@@ -61,17 +63,15 @@ from autograder.export import handins, tools  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import engines  # noqa: E402  (the harness beside this script)
-
-sys.path.insert(0, str(ROOT / "tests"))
-try:
-    from test_engine_agreement import EXCLUDED_STUDENTS  # noqa: E402
-except ImportError:   # the benchmark must not depend on the test suite being importable
-    EXCLUDED_STUDENTS = {}
+from engines import EXCLUDED_STUDENTS  # noqa: E402
 
 
 def build_class(assignment, n, folder, without=()):
     """n distinct hand-ins cycling through the example class; returns their paths."""
     examples = sorted((ROOT / "examples" / assignment.id / "submissions").iterdir())
+    unknown = set(without) - {path.stem for path in examples}
+    if unknown:     # a misspelt name would measure the class with that student in it
+        raise SystemExit(f"--without: {', '.join(sorted(unknown))}: no such example student of {assignment.id}")
     usable = [path for path in examples if path.stem not in without]
     if not usable:
         raise SystemExit(f"{assignment.id} has no example class to copy")
@@ -101,17 +101,20 @@ PEAKS = {}  # label -> the largest peak memory of its runs, in MB (ours only)
 
 
 def measure(label, repeat, run):
-    """Run `run(attempt)` `repeat` times; return (median seconds, graded count, verdicts)."""
+    """Run `run(attempt)` `repeat` times; return (median seconds, graded count, verdicts, did not finish)."""
     timings, verdicts = [], None
     for attempt in range(repeat):
         timing = engines.Timing()
         verdicts = run(attempt, timing)
         timings.append(timing)
         memory = f", peak memory {timing.peak_mb:.0f} MB" if timing.peak_mb else ""
+        stopped = (f"; did not finish within the limit: {', '.join(timing.did_not_finish)}"
+                   if timing.did_not_finish else "")
         print(f"  {label} run {attempt + 1}/{repeat}: {timing.graded} graded in {timing.seconds:.1f} s "
-              f"({timing.commands} command(s){memory})", flush=True)
+              f"({timing.commands} command(s){memory}){stopped}", flush=True)
     PEAKS[label] = max(t.peak_mb for t in timings)
-    return statistics.median(t.seconds for t in timings), timings[-1].graded, verdicts
+    return (statistics.median(t.seconds for t in timings), timings[-1].graded, verdicts,
+            len(timings[-1].did_not_finish))
 
 
 def overhead(gradebook):
@@ -179,7 +182,7 @@ def compare_layers(names, course, assignment, paths, work, jobs, repeat):
             print(f"  layer {name}: skipped (needs root)", flush=True)
             continue
         try:
-            seconds, graded, _ = measure(
+            seconds, graded, _, _ = measure(
                 f"ours, layer {name}", repeat, lambda attempt, timing: engines.grade_ours(
                     course, assignment, paths, work / f"layer-{name}-{attempt}", jobs=jobs, timing=timing,
                     isolation=layer, prefix=prefix))
@@ -201,7 +204,7 @@ def compare_layers(names, course, assignment, paths, work, jobs, repeat):
 def growth(course, assignment, paths, seconds, work, args):
     """A tenth of the class graded too: the time per hand-in and the memory should not grow with the class."""
     part = paths[:len(paths) // 10]
-    part_seconds, _, _ = measure(f"ours, the first {len(part)} of the class", args.repeat,
+    part_seconds, _, _, _ = measure(f"ours, the first {len(part)} of the class", args.repeat,
                                  lambda attempt, timing: engines.grade_ours(
                                      course, assignment, part, work / f"ours-tenth-{attempt}", jobs=args.jobs,
                                      timing=timing, isolation=args.isolation))
@@ -281,10 +284,14 @@ def cost_of_loopers(seconds_of, paths, kinds):
 
 
 def agreement(ours, theirs):
-    same, differ = 0, []
-    for student, verdict in theirs.items():
+    """(students who agree, disagreements, students the peer did not finish), of those both graded."""
+    same, differ, stopped = 0, [], []
+    for student, verdict in sorted(theirs.items()):
         mine = ours.get(student)
         if mine is None:
+            continue
+        if verdict.status == engines.DID_NOT_FINISH:
+            stopped.append(student)
             continue
         a, b = mine.score(), verdict.score()
         if b is None and a == 0:
@@ -293,7 +300,7 @@ def agreement(ours, theirs):
             same += 1
         else:
             differ.append(f"{student}: ours {a}, theirs {b}")
-    return same, differ
+    return same, differ, stopped
 
 
 @contextlib.contextmanager
@@ -319,6 +326,10 @@ def course_modes_kept(course):
                     os.chmod(path, mode)
             except OSError:
                 pass
+
+
+def _figure(value, width, places):
+    return "-".rjust(width) if value != value else f"{value:>{width}.{places}f}"     # NaN: nothing was graded
 
 
 def main(argv=None):
@@ -347,6 +358,9 @@ def _main(course, argv):
     parser.add_argument("--tuned", default="", metavar="FLOOR,FACTOR",
                         help="also grade the class with these limit terms (grade --limit-floor, --limit-factor) "
                              "and print what the loopers then cost, beside the defaults")
+    parser.add_argument("--notebook-limit", type=float, default=engines.NOTEBOOK_LIMIT, metavar="SECONDS",
+                        help="wall-clock seconds nbgrader or otter may spend on one notebook; one that takes "
+                             f"longer is stopped and counted as 'did not finish' (default {engines.NOTEBOOK_LIMIT:g})")
     parser.add_argument("--keep", type=Path, default=None, help="keep the class and the outputs here")
     parser.add_argument("--without", default="", metavar="STUDENTS",
                         help="comma-separated example students to leave out of the class (by default the "
@@ -381,11 +395,11 @@ def _main(course, argv):
 
     rows, verdicts, looping, calm = {}, {}, set(), paths
     if "ours" in wanted:
-        seconds, graded, verdicts["ours"] = measure(
+        seconds, graded, verdicts["ours"], _ = measure(
             "ours", args.repeat, lambda attempt, timing: engines.grade_ours(
                 course, assignment, paths, work / f"ours-{attempt}", jobs=args.jobs, timing=timing,
                 isolation=args.isolation))
-        rows["ours"] = (seconds, graded, len(paths))
+        rows["ours"] = (seconds, graded, len(paths), 0)
         gradebook = work / f"ours-{args.repeat - 1}" / "gradebook.db"
         print(f"  ours ran with the '{layer_of(gradebook)}' isolation layer", flush=True)
         start, layer = sandbox_start(work, args.isolation, args.repeat)
@@ -400,13 +414,13 @@ def _main(course, argv):
 
             def seconds_of(label, part):
                 if label not in timed:
-                    timed[label], _, found = measure(
+                    timed[label], _, found, _ = measure(
                         f"ours, the class with {label}", args.repeat, lambda attempt, timing: engines.grade_ours(
                             course, assignment, part, work / f"ours-{len(timed)}-{attempt}", jobs=args.jobs,
                             timing=timing, isolation=args.isolation))
                     if label == "no loopers":
                         verdicts["ours (no loopers)"] = found
-                        rows["ours (no loopers)"] = (timed[label], len(found), len(part))
+                        rows["ours (no loopers)"] = (timed[label], len(found), len(part), 0)
                 return timed[label]
 
             cost_of_loopers(seconds_of, paths, kinds)
@@ -415,7 +429,7 @@ def _main(course, argv):
               f"{(graded / seconds) / ideal:.0%} of it", flush=True)
         if args.tuned:
             floor, factor = (float(x) for x in args.tuned.split(","))
-            tuned_seconds, tuned_graded, tuned = measure(
+            tuned_seconds, tuned_graded, tuned, _ = measure(
                 f"ours, limit floor {floor:g} s and factor {factor:g}", args.repeat,
                 lambda attempt, timing: engines.grade_ours(
                     course, assignment, paths, work / f"ours-tuned-{attempt}", jobs=args.jobs, timing=timing,
@@ -441,32 +455,38 @@ def _main(course, argv):
         share = len(paths) if not suffix else len(calm)
         if "nbgrader" in wanted:
             nbgrader_part = for_tool("nbgrader", assignment, class_part)
-            seconds, graded, verdicts["nbgrader" + suffix] = measure(
+            seconds, graded, verdicts["nbgrader" + suffix], stopped = measure(
                 "nbgrader" + suffix, args.repeat, lambda attempt, timing: engines.grade_nbgrader(
-                    course, assignment, nbgrader_part, work / f"nbgrader{suffix.strip()}-{attempt}", timing=timing))
-            rows["nbgrader" + suffix] = (seconds, graded, share)
+                    course, assignment, nbgrader_part, work / f"nbgrader{suffix.strip()}-{attempt}", timing=timing,
+                    limit=args.notebook_limit))
+            rows["nbgrader" + suffix] = (seconds, graded, share, stopped)
         if "otter" in wanted:
             otter_part = for_tool("otter", assignment, class_part)
             left_out = "" if len(otter_part) == len(class_part) else ", without what it cannot finish"
             label = f"otter{suffix} ({'otter run' if args.otter_via == 'run' else 'Python API'}{left_out})"
-            seconds, graded, verdicts["otter" + suffix] = measure(
+            seconds, graded, verdicts["otter" + suffix], stopped = measure(
                 label, args.repeat, lambda attempt, timing: engines.grade_otter(
                     course, assignment, otter_part, work / f"otter{suffix.strip()}-{attempt}", jobs=args.jobs,
-                    via=args.otter_via, timing=timing))
-            rows["otter" + suffix] = (seconds, graded, share)
+                    via=args.otter_via, timing=timing, limit=args.notebook_limit))
+            rows["otter" + suffix] = (seconds, graded, share, stopped)
 
     print()
-    print(f"{'tool':<22} {'graded':>7} {'seconds':>9} {'per second':>11}   time for the class")
+    print(f"{'tool':<22} {'graded':>7} {'did not finish':>15} {'seconds':>9} {'per second':>11}   "
+          "time for the class")
     rates = {}
-    for tool, (seconds, graded, total) in rows.items():
-        rate = graded / seconds if seconds else float("inf")
+    for tool, (seconds, graded, total, stopped) in rows.items():
+        rate = graded / seconds if seconds and graded else float("nan")
         rates[tool] = rate
-        note = "measured" if graded == total else f"extrapolated from {graded}"
-        print(f"{tool:<22} {graded:>7} {seconds:>9.1f} {rate:>11.2f}   {total / rate:>8.1f} s for {total} ({note})")
+        note = "measured" if graded + stopped == total else f"extrapolated from {graded + stopped}"
+        if stopped:
+            note += f"; each notebook that did not finish counts its {args.notebook_limit:g} s"
+        whole = total * seconds / (graded + stopped) if graded + stopped else float("nan")
+        print(f"{tool:<22} {graded:>7} {stopped:>15} {seconds:>9.1f} {_figure(rate, 11, 2)}   "
+              f"{_figure(whole, 8, 1)} s for {total} ({note})")
     for suffix, _ in subsets:
         if "ours" + suffix in rates:
             for tool in ("nbgrader", "otter"):
-                if tool + suffix in rates:
+                if tool + suffix in rates and rates[tool + suffix] == rates[tool + suffix]:    # (not NaN)
                     print(f"ours is {rates['ours' + suffix] / rates[tool + suffix]:.1f}x faster than {tool}"
                           f"{suffix or (' (loopers included)' if looping else '')} (hand-ins per second; "
                           f"ours with --jobs {args.jobs})")
@@ -475,9 +495,10 @@ def _main(course, argv):
         if "ours" + suffix in verdicts:
             for tool in ("nbgrader", "otter"):
                 if tool + suffix in verdicts:
-                    same, differ = agreement(verdicts["ours" + suffix], verdicts[tool + suffix])
+                    same, differ, stopped = agreement(verdicts["ours" + suffix], verdicts[tool + suffix])
                     print(f"scores{suffix}: {tool} agrees with ours on {same}/{same + len(differ)} hand-ins"
-                          + ("" if not differ else ": " + "; ".join(differ[:5])))
+                          + (f" ({len(stopped)} did not finish, not compared: {', '.join(stopped[:5])})"
+                             if stopped else "") + ("" if not differ else ": " + "; ".join(differ[:5])))
                     exit_code = exit_code or (1 if differ else 0)
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)

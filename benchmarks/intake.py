@@ -48,10 +48,12 @@ def moodle_zip(path, n):
     return path
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000, help="students per zip")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if not EXAMPLES:
+        raise SystemExit(f"no example notebooks in {ROOT / 'examples' / 'n-queens' / 'submissions'} to copy")
     options = IntakeOptions("n-queens", "n-queens.ipynb")
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)

@@ -1,10 +1,17 @@
 """Wall time of n-queens counters side by side: ``python benchmarks/solvers.py``.
 
+    .venv/bin/python benchmarks/solvers.py                   # n = 6 ... 14
+    .venv/bin/python benchmarks/solvers.py --numba           # with the compiled counter (needs numba)
+    .venv/bin/python benchmarks/solvers.py --sizes 6 8 --budget 2
+
 Every method counts all solutions of an n x n board.  Times are medians of
 several runs (fewer for slow ones); a method is skipped at a size where its
 time, extrapolated from its two previous sizes, would exceed the budget.
+A method that cannot run here (numba asked for and not installed) is an error,
+never a column quietly left out.
 """
 
+import argparse
 import itertools
 import statistics
 import sys
@@ -106,24 +113,20 @@ def count_sympy_permutations(n: int) -> int:
     return sum(1 for p in multiset_permutations(list(range(n))) if is_solved(p))
 
 
-def methods() -> dict[str, Callable[[int], int]]:
+def methods(numba=False) -> dict[str, Callable[[int], int]]:
     found = {
         "ours, 1 core": lambda n: parallel.count(n, workers=1),
         "ours, 2 cores": lambda n: parallel.count(n, workers=2),
         "CPython test Queens": count_cpython_queens,
         "itertools.permutations": count_permutations,
+        "sympy multiset_permutations": count_sympy_permutations,     # sympy: one of the course's own pins
     }
-    try:
-        import sympy  # noqa: F401
-    except ImportError:
-        print("sympy is not installed: its method is left out")
-    else:
-        found["sympy multiset_permutations"] = count_sympy_permutations
-    try:
-        from nqueens import compiled
-    except ImportError:
-        print("numba is not installed: the compiled counter is left out")
-    else:
+    if numba:
+        try:
+            from nqueens import compiled
+        except ImportError as error:
+            raise SystemExit(f"--numba: the compiled counter cannot be imported ({error}); install numba, or "
+                             "leave --numba out") from None
         started = time.perf_counter()
         compiled.count(8)  # compiles, or loads numba's on-disk cache
         print(f"numba: first call (compiling or loading its cache) took {time.perf_counter() - started:.2f} s")
@@ -156,16 +159,21 @@ def format_time(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def main() -> None:
-    found = methods()
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="board sizes, ascending")
+    parser.add_argument("--budget", type=float, default=BUDGET_S, help="longest single run allowed, in seconds")
+    parser.add_argument("--numba", action="store_true", help="also numba's compiled counter (an error without it)")
+    args = parser.parse_args(argv)
+    found = methods(args.numba)
     answers = {name: count(8) for name, count in found.items()}
     assert set(answers.values()) == {92}, answers  # a time means nothing if the count is wrong
     times: dict[str, dict[int, float]] = {name: {} for name in found}
     cells: dict[str, list[str]] = {name: [] for name in found}
     for name, count in found.items():
-        for n in SIZES:
+        for n in args.sizes:
             guess = estimate(times[name], n)
-            if guess is not None and guess > BUDGET_S:
+            if guess is not None and guess > args.budget:
                 cells[name].append(f"skipped (est. {guess:.0f} s)")
                 continue
             times[name][n] = median_time(count, n)
@@ -173,7 +181,7 @@ def main() -> None:
             print(f"  {name}, n={n}: {cells[name][-1]}", file=sys.stderr, flush=True)
 
     width = max(map(len, found)) + 2
-    header = "".join(f"{'n=' + str(n):>24}" for n in SIZES)
+    header = "".join(f"{'n=' + str(n):>24}" for n in args.sizes)
     print("\nMedian wall time to count all solutions")
     print(" " * width + header)
     for name in found:
@@ -184,7 +192,7 @@ def main() -> None:
     print(" " * width + header)
     for name in found:
         if name != "ours, 2 cores":
-            ratios = [f"{times[name][n] / ours[n]:.2f}x" if n in times[name] else "-" for n in SIZES]
+            ratios = [f"{times[name][n] / ours[n]:.2f}x" if n in times[name] else "-" for n in args.sizes]
             print(name.ljust(width) + "".join(f"{r:>24}" for r in ratios))
 
 

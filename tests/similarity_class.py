@@ -196,6 +196,26 @@ def make_class(folder, count=200, seed=33):
     return students, plants
 
 
+def gradebook_of(folder, out, assignment):
+    """A gradebook holding every notebook of `folder` with its code, as `grade` would have kept it (made-up
+    scores: grading a class of 1,000 takes minutes, and is not what the similarity benchmark and tests judge)."""
+    from autograder.gradebook import Gradebook
+    from autograder.gradebook.code import code_pieces
+    from autograder.grade.handin import SubmissionResult
+    from autograder.intake import Handin
+    from autograder.intake.cells import read_cells
+
+    out.mkdir(parents=True, exist_ok=True)
+    book = Gradebook(out / "gradebook.db")
+    run = book.start_run(assignment.id, "benchmark", 1, "none")
+    for path in sorted(folder.glob("*.ipynb")):
+        handin = Handin(path.stem, path.name, path, None)
+        result = SubmissionResult(handin.student, assignment.id, str(path), 5.0, 5.0, "graded",
+                                  code=code_pieces(read_cells(path)))
+        book.record(run, handin, result, "benchmark")
+    book.close()
+
+
 if __name__ == "__main__":
     made, planted = make_class(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 200)
     print(f"{len(made)} hand-ins and {len(planted)} planted copies: "

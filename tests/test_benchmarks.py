@@ -1,4 +1,9 @@
-"""The benchmarks leave the checkout as they found it."""
+"""Every benchmark runs, on a tiny class, and ends; and it leaves the checkout as it found it.
+
+A benchmark nobody runs stops working unseen (grade_throughput.py once lost its list of the hand-ins otter cannot
+finish to a moved test module, and then waited for ever on one), so each runs here in the slow tier.  What they
+print is not judged: only that they end, print their table, and say what they left out or stopped.
+"""
 
 import importlib.util
 import os
@@ -10,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from nbformat.v4 import new_code_cell
+
+from conftest import ROOT, engines
+from minicourse import cell, make_course
+from autograder.core.assignment import load_assignment
 from autograder.core.course import load_course
 
 pytestmark = [pytest.mark.slow]
@@ -42,3 +51,174 @@ def test_grading_in_the_users_layer_inside_the_benchmark_leaves_the_course_reada
         during = {path: path.stat().st_mode & 0o7777 for path in hidden}
     assert all(mode & 0o077 == 0 for mode in during.values()), during   # the layer really hid them
     assert {path: path.stat().st_mode & 0o7777 for path in hidden} == before
+
+
+def run_benchmark(script, *args, timeout=900):
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    return done.stdout
+
+
+def only(*students):
+    """--without everyone of the n-queens example class but `students`."""
+    others = sorted({p.stem for p in (ROOT / "examples" / "n-queens" / "submissions").iterdir()} - set(students))
+    return ["--without", ",".join(others)]
+
+
+def test_grade_throughput_grades_a_tiny_class_with_ours():
+    out = run_benchmark("grade_throughput.py", "--n", "2", "--tools", "ours", *only("alice", "trent"))
+    [row] = [line.split() for line in out.splitlines() if line.startswith("ours ")]
+    assert row[1:3] == ["2", "0"], out        # graded 2 (trent's broken notebook too), did not finish 0
+
+
+def test_grade_throughput_refuses_a_student_it_does_not_know():
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "grade_throughput.py"), "--n", "2", "--tools",
+                           "ours", "--without", "nobody"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode != 0 and "--without: nobody: no such example student" in done.stderr
+
+
+@pytest.mark.peers
+def test_grade_throughput_leaves_out_what_otter_cannot_finish_and_its_table_ends():
+    out = run_benchmark("grade_throughput.py", "--n", "2", "--tools", "otter", "--subset", "2", "--otter-via", "api",
+                        *only("alice", "peggy"))
+    assert "otter: leaving peggy's copies out of its class" in out     # the list is read, not quietly empty
+    [row] = [line.split() for line in out.splitlines() if line.startswith("otter ")]
+    assert row[1:3] == ["1", "0"], out         # graded 1 (alice), did not finish 0
+
+
+@pytest.mark.peers
+def test_a_peer_that_spends_too_long_on_a_notebook_is_stopped_and_its_table_says_so():
+    """nbgrader stops a cell after 30 s of its own; the benchmark's limit, lower here, stops peggy's first."""
+    out = run_benchmark("grade_throughput.py", "--n", "1", "--tools", "nbgrader", "--notebook-limit", "5",
+                        *only("peggy"))
+    assert "did not finish within the limit: s001-peggy" in out
+    [row] = [line.split() for line in out.splitlines() if line.startswith("nbgrader ")]
+    assert row[1:3] == ["0", "1"], out         # graded 0, did not finish 1
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("via", ["api", "run"])
+def test_otter_on_a_cell_that_never_ends_is_stopped_with_its_kernel(via, course, tmp_path, monkeypatch):
+    mark = f"AUTOGRADER_BENCHMARK_TEST={tmp_path}"
+    monkeypatch.setenv("AUTOGRADER_BENCHMARK_TEST", str(tmp_path))     # every process otter starts inherits it
+    assignment = load_assignment(course, "n-queens")
+    verdicts = engines.grade_otter(course, assignment, [ROOT / "examples" / "n-queens" / "submissions" /
+                                                        "peggy.ipynb"], tmp_path / "otter", via=via, limit=10)
+    assert verdicts["peggy"].status == engines.DID_NOT_FINISH and verdicts["peggy"].cases is None
+    # grade_otter returns once all it stopped have died; a kernel left to notice its parent's end would be here
+    assert not _marked(mark), "a process otter started (its kernel?) is still running"
+
+
+def _marked(mark):
+    """Processes whose environment holds `mark` (a zombie's reads empty)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                if mark.encode() in handle.read().split(b"\0"):
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def test_audit_speed_runs_on_a_tiny_course(tmp_path):
+    (tmp_path / "course").mkdir()
+    course = make_course(tmp_path / "course", [cell(new_code_cell, "square", SQUARE)], SQUARE_CASES)
+    built = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), "build"],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (course / "examples" / "squares" / "submissions").mkdir(parents=True)
+    shutil.copy(course / "solutions" / "squares" / "squares.ipynb", course / "examples" / "squares" / "submissions")
+    out = run_benchmark("audit_speed.py", "--course", str(course), "--jobs", "1")
+    assert "squares" in out and "all audits:" in out
+
+
+SQUARE = '''
+def square(x):
+    """x times x."""
+    ### BEGIN SOLUTION
+    return x * x
+    ### END SOLUTION
+'''
+SQUARE_CASES = '''
+title = "Squares"
+[[case]]
+call = "square(3)"
+points = 2.5
+[[case]]
+call = "square(-2)"
+points = 2.5
+'''
+
+
+def test_intake_similarity_and_solvers_benchmarks_run_on_a_tiny_input():
+    assert "students: intake" in run_benchmark("intake.py", "--n", "20")
+    assert "pairs/s" in run_benchmark("similarity_speed.py", "--sizes", "10", "--runs", "1")
+    out = run_benchmark("solvers.py", "--sizes", "6", "8", "--budget", "1")
+    assert "Median wall time" in out and "sympy multiset_permutations" in out
+
+
+def test_canvas_requests_counts_a_tiny_class():
+    out = run_benchmark("canvas_requests.py", "--n", "5")
+    assert "release --to canvas" in out and "requests per student sent" in out
+
+
+def test_every_benchmark_has_its_smoke_test():
+    here = (ROOT / "tests" / "test_benchmarks.py").read_text(encoding="utf-8")
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")} - {"engines.py"}     # (the harness: a library)
+    assert not {name for name in scripts if f'"{name}"' not in here}
+
+
+def test_solvers_refuses_numba_it_cannot_import():
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("numba is installed here")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "solvers.py"), "--numba", "--sizes", "6"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode != 0 and "--numba: the compiled counter cannot be imported" in done.stderr
+
+
+FAKE_TOOL = """
+import subprocess, sys, time
+print("starts one", flush=True)
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)   # a 'kernel'
+print("starts two", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_watched_tool_stuck_on_one_item_is_stopped_with_what_it_started(tmp_path, monkeypatch):
+    mark = f"AUTOGRADER_BENCHMARK_TEST={tmp_path}"
+    monkeypatch.setenv("AUTOGRADER_BENCHMARK_TEST", str(tmp_path))
+    run = engines.run_watched([sys.executable, "-c", FAKE_TOOL], 3,
+                              started=lambda line: line.split()[1] if line.startswith("starts ") else None)
+    assert (run.returncode, run.stuck) == (None, "two")
+    assert run.output.splitlines() == ["starts one", "starts two"]
+    assert not _marked(mark), "the tool or the process it started is still running"
+
+
+def test_a_watched_tool_that_ends_gives_its_exit_status_and_output():
+    run = engines.run_watched([sys.executable, "-c", "print('starts one'); raise SystemExit(3)"], 60,
+                              started=lambda line: "one" if line.startswith("starts") else None)
+    assert (run.returncode, run.stuck, run.output) == (3, None, "starts one\n")
+
+
+def test_a_watched_tool_is_stopped_with_what_it_started_when_the_watching_fails(tmp_path, monkeypatch):
+    """A bug in the watching (once: a /proc entry that is not a number) must not leave the tool and its kernel
+    running for hours on a shared machine."""
+    mark = f"AUTOGRADER_BENCHMARK_TEST={tmp_path}"
+    monkeypatch.setenv("AUTOGRADER_BENCHMARK_TEST", str(tmp_path))
+
+    def started(line):
+        if line.startswith("starts two"):
+            raise LookupError("a bug in the watcher")
+        return None
+
+    with pytest.raises(LookupError):
+        engines.run_watched([sys.executable, "-c", FAKE_TOOL], 60, started=started)
+    assert not _marked(mark), "the tool or the process it started is still running"

@@ -6,7 +6,8 @@ on timing.  So the audit's result is stored with the key it was measured
 for -- a hash of the reference notebook, cases.toml, expected.json and the
 mutation operators' version -- and build --check only compares keys (stale
 when any of those changed) and the stored score with cases.toml's
-`mutation_floor`.  There is still one source of truth: the file is
+`mutation_floor` (and what constant answers and the look-up mutant earn
+with their floors).  There is still one source of truth: the file is
 generated (by `autograder audit`, or by `autograder build` when stale) and
 never edited; CI also re-runs the audit itself and prints the scores.  The
 file exists only for assignments whose cases.toml sets a floor.
@@ -37,7 +38,7 @@ def audit_text(result, key):
     data = {"assignment": result.assignment.id, "note": NOTE, "key": key, "floor": result.floor,
             **result.summary(),
             "survivors": sorted(m.mutant.id for m in result.mutants if m.verdict == "survived"),
-            "constant_answers": result.constants_summary()}
+            "constant_answers": result.constants_summary(), "lookup": result.lookup_summary()}
     return json.dumps(data, indent=1) + "\n"
 
 
@@ -77,4 +78,11 @@ def check_audit(assignment, floor, expected_text=None):
         return False, (f"{assignment.id}: constant answers earn more than the floor of {constants['floor']:g} "
                        f"point(s): {'; '.join(constants['above_floor'])} (see `autograder audit --assignment "
                        f"{assignment.id}`; a case can require others in cases.toml)")
+    lookup = stored.get("lookup")
+    if lookup is None:          # written before the look-up mutant was audited
+        return True, None
+    if lookup["most"] > lookup["floor"] + 1e-9:
+        return False, (f"{assignment.id}: a table of the public answers (the look-up mutant) earns "
+                       f"{lookup['most']:g} point(s), more than the floor of {lookup['floor']:g} (see `autograder "
+                       f"audit --assignment {assignment.id}`; a public case can require a hidden twin in cases.toml)")
     return False, None

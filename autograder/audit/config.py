@@ -2,6 +2,7 @@
 
     mutation_floor = 0.9          # `autograder build --check` fails below it
     constant_floor = 0            # the most points a constant answer may earn (0 when not set)
+    lookup_floor = 1              # the most a table of the public answers may earn (1 when not set)
 
     [[equivalent]]
     id = "3f2a9c01be"             # the id the audit report prints
@@ -22,6 +23,7 @@ class AuditConfig:
     floor: float | None
     equivalent: dict        # mutant id -> reason
     constant_floor: float = 0.0
+    lookup_floor: float = 1.0
 
 
 def load_config(assignment):
@@ -43,4 +45,9 @@ def load_config(assignment):
     if isinstance(constant_floor, bool) or not isinstance(constant_floor, (int, float)) or constant_floor < 0:
         raise AssignmentError(f"{path}: constant_floor must be a number of points, 0 or more (0: a constant "
                               "answer earns nothing)")
-    return AuditConfig(None if floor is None else float(floor), equivalent, float(constant_floor))
+    lookup_floor = data.get("lookup_floor", 1)
+    if isinstance(lookup_floor, bool) or not isinstance(lookup_floor, (int, float)) or lookup_floor < 0:
+        raise AssignmentError(f"{path}: lookup_floor must be a number of points, 0 or more (the most a table of "
+                              "the public answers may earn; 1 when not set)")
+    return AuditConfig(None if floor is None else float(floor), equivalent, float(constant_floor),
+                       float(lookup_floor))

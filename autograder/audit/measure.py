@@ -13,7 +13,8 @@ A *constant answer* is a function whose code is `return False` (or `True`,
 of the cases that need the function (they fail while it raises) and still
 pass, after the cases' requirements (cases.toml's `requires`) are applied:
 that must be no more than cases.toml's `constant_floor`, 0 unless it says
-otherwise.
+otherwise.  The *look-up mutant* (lookup.py), the student notebook plus a
+table of the public answers, must earn no more than `lookup_floor` (1).
 """
 
 import time
@@ -23,6 +24,7 @@ from .config import load_config
 from .lint import CONSTANTS, Finding, flips, static_findings
 
 CONSTANT_WORDS = tuple(f"return {constant!r}" for constant in CONSTANTS)
+from .lookup import measure_lookup
 from .mutants import make_mutants
 from .regions import load_reference, replace_regions
 from .trials import Trials
@@ -76,6 +78,8 @@ class AuditResult:
     stale_equivalents: list = field(default_factory=list)
     everywhere: list = field(default_factory=list)  # ConstantResult, one per constant
     constant_floor: float = 0.0
+    lookup: list = field(default_factory=list)      # lookup.LookupResult, one per default
+    lookup_floor: float = 1.0
     seconds: float = 0.0            # the whole audit
     mutant_seconds: float = 0.0     # of which grading the mutants
 
@@ -144,6 +148,33 @@ class AuditResult:
                          + [("template's stub (the untouched notebook)", self.untouched_score)]))
         return lines
 
+    def lookup_most(self):
+        """The look-up mutant's score: its best default's."""
+        return max(self.lookup, key=lambda r: r.points, default=None)
+
+    def lookup_above_floor(self):
+        best = self.lookup_most()
+        return best is not None and best.points > self.lookup_floor + 1e-9
+
+    def lookup_summary(self):
+        best = self.lookup_most()
+        return {"floor": self.lookup_floor, "most": best.points if best else 0.0,
+                "default": best.default if best else None,
+                "by_default": {r.default: r.points for r in self.lookup}}
+
+    def lookup_lines(self):
+        """What the look-up mutant earns (its best default's score, against the floor), then by each default."""
+        best = self.lookup_most()
+        if best is None:
+            return [f"{self.assignment.id}: no look-up mutant (no tested function)"]
+        head = f"{self.assignment.id}: a table of the public answers (the look-up mutant)"
+        if self.lookup_above_floor():
+            head += (f" earns {best.points:g} point(s), more than the floor of {self.lookup_floor:g} "
+                     f"(its default: {best.default})")
+        else:
+            head += f" earns {best.points:g} points at most (floor {self.lookup_floor:g})"
+        return [head, "  by its default answer: " + " | ".join(f"{r.default} {r.points:g}" for r in self.lookup)]
+
     def by_function(self):
         rows = {}
         for result in self.mutants:
@@ -172,6 +203,8 @@ def measure(assignment, sandbox, jobs, progress=lambda message: None):
     stubs = _stubs(assignment, reference, trials, progress)
     findings += _stub_findings(assignment, stubs)
     everywhere = _everywhere(reference, trials)
+    progress(f"{assignment.id}: the look-up mutant (a table of the public answers)")
+    lookup = measure_lookup(assignment, expected, trials, reference)
 
     mutants = make_mutants(reference)
     if not mutants:
@@ -187,7 +220,7 @@ def measure(assignment, sandbox, jobs, progress=lambda message: None):
                  for r in results if r.flaky]
     return AuditResult(assignment, config.floor, results, stubs, untouched, findings, stale,
                        seconds=time.monotonic() - started, mutant_seconds=mutant_seconds, everywhere=everywhere,
-                       constant_floor=config.constant_floor)
+                       constant_floor=config.constant_floor, lookup=lookup, lookup_floor=config.lookup_floor)
 
 
 def _stubs(assignment, reference, trials, progress):

@@ -38,6 +38,9 @@ def context(result):
         "everywhere": result.everywhere,
         "constants_line": result.constants_line(),
         "constant_floor": f"{result.constant_floor:g}",
+        "lookup": result.lookup,
+        "lookup_line": result.lookup_lines()[0],
+        "lookup_floor": f"{result.lookup_floor:g}",
         "findings": [(KINDS[kind], [f for f in result.findings if f.kind == kind])
                      for kind in KINDS if any(f.kind == kind for f in result.findings)],
     }

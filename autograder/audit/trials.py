@@ -55,3 +55,8 @@ class Trials:
 
     def grade_file(self, path, slot):
         return grading.grade(self.assignment, self.expected, "audit", path, self.sandbox, slot, self.settings)
+
+    def grade_cells(self, cells, slot):
+        """A notebook's code cells (intake's CodeCell) graded as a hand-in is, requirements and all."""
+        return grading.grade(self.assignment, self.expected, "audit", self.assignment.student_path, self.sandbox,
+                             slot, self.settings, cells=cells)

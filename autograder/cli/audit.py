@@ -24,7 +24,8 @@ console = Console(stderr=True)
               help="Mutants graded at once (default: the number of cores).")
 @click.pass_obj
 def audit_command(course_root, assignment_ids, out_dir, jobs):
-    """Measure how strong each assignment's cases are: constant answers, mutants, lint, mutation score."""
+    """Measure how strong each assignment's cases are: constant answers, a table of the public answers, mutants,
+    lint, mutation score."""
     course = load_course(course_root)
     assignments = [load_assignment(course, i) for i in (assignment_ids or course.assignment_ids())]
     out_dir = (out_dir or course.root / "build" / "audit").resolve()
@@ -46,10 +47,15 @@ def audit_command(course_root, assignment_ids, out_dir, jobs):
             click.echo(result.constants_line())
             for line in result.constants_table():
                 click.echo(line)
+            for line in result.lookup_lines():
+                click.echo(line)
             if result.below_floor():
                 below.append(f"{assignment.id} (mutation floor)")
             if result.constants_above_floor():
                 below.append(f"{assignment.id} (constant answers earn points)")
+            if result.lookup_above_floor():
+                below.append(f"{assignment.id} (a table of the public answers earns more than "
+                             f"{result.lookup_floor:g} point(s))")
     click.echo(f"reports: {out_dir}/<assignment>.md and .html")
     if below:
         click.echo(f"below a floor: {', '.join(below)}", err=True)

@@ -26,7 +26,7 @@ console = Console(stderr=True)
 @click.command("grade")
 @click.option("--assignment", "assignment_id", required=True, help="Assignment id, e.g. n-queens.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Folder for gradebook.db, grades.csv and unpacked archives.")
+              help="Folder for gradebook.db and grades.csv (and, while it grades, unpacked archives).")
 @click.option("--jobs", type=click.IntRange(1, MAX_SLOTS), default=None,
               help="Hand-ins graded at once (default: the number of cores).")
 @click.option("--timeout", "case_timeout", type=SECONDS, default=None,
@@ -61,6 +61,11 @@ console = Console(stderr=True)
 @click.option("--student", default=None, metavar="WHO",
               help="Grade only this student's hand-ins (roster key, id, email or name): with --regrade, a regrade "
                    "request.")
+@click.option("--all-submissions", is_flag=True,
+              help="Run every submission of a student, not only the one that counts (the newest): older ones "
+                   "are otherwise recorded as superseded, not run.")
+@click.option("--keep-unpacked", is_flag=True,
+              help="Keep what was unpacked from zips in --out/handins after grading (removed otherwise).")
 @click.option("--no-roster", "roster", flag_value=False, default=True,
               help="Do not match hand-ins to the course's roster (grading a class from elsewhere).")
 @JSON

@@ -29,7 +29,7 @@ def similarity_command(course_root, assignment_id, out_dir, against, threshold, 
         click.echo(json.dumps(result.data(), indent=1))
         return
     path = write_page(result, out_dir / "similarity.html", course.name)
-    above = sum(1 for p in result.pairs if p.similarity >= threshold)
+    above = result.at_or_above()
     compared = sum(1 for d in result.documents if d.pieces)
     click.echo(f"compared {compared} of {len(result.documents)} hand-ins: {len(result.pairs)} pair(s) with code "
                f"in common, {above} at or above {threshold:.0%}, {len(result.groups)} group(s) of three or more "

@@ -9,9 +9,11 @@ requires passes too (their own verdicts: a requirement is not passed on).  So a
 "rejects ..." case of `is_solved` can count only when `is_solved` also
 accepts a true solution, and a function that returns `False` whatever it is
 given earns nothing.  Requirements are named per case (`requires = [...]`)
-or for every case of a function (a top-level `[requires]` table); a public
-case may require public cases only, since the notebook's check cells judge
-it too and must not run a hidden input.
+or for every case of a function (a top-level `[requires]` table).  A public
+case may require a hidden *twin* (the same check on an input the public
+checks do not show), so that a table of the public answers earns nothing:
+the notebook's check cells judge its public requirements and name the hidden
+ones by their descriptions, never running a hidden input.
 """
 
 import hashlib
@@ -299,10 +301,6 @@ def _find_case(cases, entry, where):
 
 
 def _check_requirement(case, required, path):
-    if not case.hidden and required.hidden:
-        # The check cells judge a public case in the notebook; they must not run a hidden input.
-        raise AssignmentError(f"{path}: the public case {case.name!r} requires the hidden case "
-                              f"{required.name!r}: a public case may require public cases only")
     if required.compare == "faster_than":
         raise AssignmentError(f"{path}: the case {case.name!r} requires the speed case {required.name!r}, "
                               "whose verdict depends on the machine's timing: require a value case instead")

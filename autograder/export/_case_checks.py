@@ -21,6 +21,9 @@ import threading as _threading
 import time as _time
 
 
+HIDDEN_LABEL = "hidden: "   # how a hidden case is labelled (never by its call)
+
+
 class CaseFailed(AssertionError):
     """A case did not pass; the message says why."""
 
@@ -139,9 +142,19 @@ def check(call, expected, how="equal", options=None, timeout=None, hint="", labe
     if problem is None:
         missing = [required[4] for required in requires if not _passes(required, namespace, timeout)]
         if missing:
-            problem = withheld_message(missing)
+            problem = withheld_message(missing, twin=all(m.startswith(HIDDEN_LABEL) for m in missing))
     if problem is not None:
         raise CaseFailed(f"{label}: {problem}" + (f"\nhint: {hint}" if hint else ""))
+
+
+def check_required(label, requires, timeout=None, namespace=None):
+    """Raise CaseFailed ("withheld") unless every case in `requires` passes: the hidden twins a public
+    case requires, judged where students cannot read them (nbgrader's hidden tests), after its own check."""
+    namespace = namespace if namespace is not None else _sys._getframe(1).f_globals
+    missing = [required[4] for required in requires if not _passes(required, namespace, timeout)]
+    if missing:
+        raise CaseFailed(f"{label}: " + withheld_message(missing, twin=all(m.startswith(HIDDEN_LABEL)
+                                                                             for m in missing)))
 
 
 def _passes(required, namespace, timeout):

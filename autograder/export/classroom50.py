@@ -141,7 +141,9 @@ if __name__ == "__main__":
 
 def public_checks(assignment):
     """[{call, expected, how, options, timeout, hint, requires, points}] of the public cases, in order: what
-    `autograder_checks.check` takes, and the points.  A public case requires public cases only (core)."""
+    `autograder_checks.check` takes, and the points.  Of the cases one requires, the public ones only, as the
+    notebook's check cells judge it: the hidden twins stay with the teaching team's grade (nothing hidden is
+    in the bundle)."""
     values = assignment.load_expected()
     by_name = {c.name: c for c in assignment.cases}
     found = []
@@ -150,7 +152,7 @@ def public_checks(assignment):
                       "options": dict(case.options), "timeout": checks.case_timeout(assignment, case),
                       "hint": case.hint,
                       "requires": [(by_name[n].call.text, values[n], by_name[n].compare, dict(by_name[n].options),
-                                    by_name[n].call.text) for n in case.requires],
+                                    by_name[n].call.text) for n in case.requires if not by_name[n].hidden],
                       "points": case.points})
     return found
 

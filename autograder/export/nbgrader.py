@@ -13,7 +13,8 @@ in (a read-only cell), every cell holding `### BEGIN SOLUTION` marked as a
 solution cell, and after the cell defining each tested function one read-only
 test cell (grade cell) per case, worth the case's points.  A hidden case's
 cell shows students only its description: its check sits between
-`### BEGIN HIDDEN TESTS` and `### END HIDDEN TESTS`.
+`### BEGIN HIDDEN TESTS` and `### END HIDDEN TESTS`, as does the check of
+the hidden twins a public case requires, after the public check itself.
 """
 
 import copy
@@ -57,7 +58,12 @@ def test_cell_source(assignment, case, expected):
         header = f"# Hidden check ({case.points:g} pt): {case.description}"
         return "\n".join([header, BEGIN_HIDDEN, f"import {checks.MODULE}", call, END_HIDDEN])
     header = f"# Check ({case.points:g} pt): {case.call.text}"
-    return "\n".join([header, f"import {checks.MODULE}", call])
+    twins = checks.hidden_requirements_call(assignment, case)
+    if twins is None:
+        return "\n".join([header, f"import {checks.MODULE}", call])
+    # The hidden twins it requires: in the grade cell nbgrader autogrades, stripped from the students' copy.
+    public = checks.check_call(assignment, case, expected, hidden=False)
+    return "\n".join([header, f"import {checks.MODULE}", public, BEGIN_HIDDEN, twins, END_HIDDEN])
 
 
 def source_notebook(assignment, expected):

@@ -38,7 +38,8 @@ def test_file_text(assignment, expected, function, hidden=True):
     lines = ["OK_FORMAT = True", "", "test = {", f"    \"name\": {function!r},",
              "    \"points\": None,", "    \"suites\": [", "        {", "            \"cases\": ["]
     for case in cases:
-        code = doctest_code(assignment, case, expected[case.name])
+        # The students' copy (hidden=False) leaves out the hidden twins a public case requires; the grader's has them.
+        code = doctest_code(assignment, case, expected[case.name], hidden)
         lines += ["                {",
                   f"                    \"name\": {case.name!r},",
                   f"                    \"code\": {_string_literal(code)},",
@@ -52,8 +53,8 @@ def test_file_text(assignment, expected, function, hidden=True):
     return "\n".join(lines)
 
 
-def doctest_code(assignment, case, expected):
-    call = checks.check_call(assignment, case, expected).splitlines()
+def doctest_code(assignment, case, expected, hidden=True):
+    call = checks.check_call(assignment, case, expected, hidden=hidden).splitlines()
     body = [f">>> import {checks.MODULE}"]
     body += [(">>> " if i == 0 else "... ") + line for i, line in enumerate(call)]
     return "\n".join(body) + "\n"

@@ -8,6 +8,7 @@ holds every page to.
 """
 
 import builtins
+import functools
 import itertools
 import re
 
@@ -48,6 +49,8 @@ SUBMISSION_STATUS = {
                        "was run.",
                        "Open the assignment's notebook from its Colab badge, which runs Python, and write your "
                        "code there; then hand in that notebook."),
+    "superseded": ("This is an older submission of yours: a later one counts, so this one was not run.",
+                   "Nothing to do: your latest submission is the one graded."),
     "no-notebook": ("No notebook (.ipynb) was found in your hand-in.",
                     "Check that your notebook is in the repository (commit and push it) or in the zip, "
                     "with the .ipynb extension."),
@@ -75,8 +78,9 @@ CASE_ADVICE = {
     "memory": "The function used more memory than allowed.",
     "crashed": "The Python process stopped while running this check (exit() or a crash).",
     "withheld": "Your function returned the right value here, but this check counts only together with the "
-                "checks it names: a function that returns the same answer whatever it is given would pass it "
-                "by chance. Make those checks pass and this one counts too.",
+                "checks it names: a function that returns the same answer whatever it is given, or that knows "
+                "only the public checks' answers, would pass it by chance. Make those checks pass and this one "
+                "counts too.",
 }
 
 # Plain words for common exceptions, by type name.
@@ -311,6 +315,7 @@ def hidden_result(status, message):
 NOT_JUDGED = "no result"
 
 
+@functools.cache
 def hidden_words():
     """Every phrase hidden_result can give, written here, finite: each status's words, `raised an error (Name)`
     for Python's own exception names only, and `wrong answer: ...` with one of scoring's fixed sentences."""

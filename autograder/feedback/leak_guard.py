@@ -291,13 +291,20 @@ class Unvetted:
 _HIDDEN_STATUSES = frozenset((*explain.CASE_STATUS, "slow", "withheld"))
 
 
-def vet_page(view, assignment):
+def page_whys(assignment):
+    """The `why` a hidden case may have on a page: empty, or a sentence scoring writes when a case's requirements
+    did not pass.  Worked out once per class (pages.build_pages): a case with k requirements has 2**k - 1."""
+    return frozenset({"", *(m.removeprefix("withheld: ") for m in scoring.withheld_messages(assignment.cases))})
+
+
+def vet_page(view, assignment, whys=None):
     """[Unvetted] for each field of a hidden case in a page's `view` whose text the grader did not write: the
     result from hidden_words(), the status from the grader's statuses, the points numbers, `why` empty or one of
-    the sentences scoring writes when a case's requirements did not pass (names from `assignment`'s cases.toml),
-    and no other field but the description (which the gradebook keeps from cases.toml)."""
+    the sentences scoring writes when a case's requirements did not pass (names from `assignment`'s cases.toml;
+    `whys`: page_whys(assignment), when the caller has it already), and no other field but the description (which
+    the gradebook keeps from cases.toml)."""
     words = explain.hidden_words()
-    whys = {"", *(m.removeprefix("withheld: ") for m in scoring.withheld_messages(assignment.cases))}
+    whys = page_whys(assignment) if whys is None else whys
     found = []
     for case in view["hidden"]:
         description = str(case.get("description", ""))

@@ -42,10 +42,11 @@ class Pages:
 
 def build_pages(course, assignment, out_dir):
     expected = assignment.load_expected()
+    whys = leak_guard.page_whys(assignment)       # once for the class: the same for every page
     result = Pages([])
     for submission in load_submissions(out_dir, assignment.id):
         view = student_view(submission, assignment, expected, course)
-        leaks = leak_guard.vet_page(view, assignment)
+        leaks = leak_guard.vet_page(view, assignment, whys)
         if leaks:
             result.withheld[submission.student] = leaks
             continue

@@ -14,6 +14,7 @@ import stat
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -28,10 +29,11 @@ from ..intake import IntakeError, IntakeOptions, collect
 from ..intake.assemble import NOTE, with_notes
 from ..intake.collect import check_paths
 from ..intake.times import apply_times, read_times, times_notes
-from ..intake.cells import SubmissionError, read_cells
 from ..gradebook.code import code_pieces
 from .pool import grade_all, grader_error
 from .regrades import say_why_regraded
+from .resubmissions import SUPERSEDED, set_aside_older
+from .unpacked import UNPACKED, remove_unpacked
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class GradeOptions:
     times: str | None = None              # a file of hand-in times (Moodle's grading worksheet, or a plain CSV)
     roster: bool = True                   # match hand-ins to the course's roster (grades/course.db), if it has one
     student: str | None = None            # grade only this student's hand-ins (a regrade request)
+    all_submissions: bool = False         # run a student's older submissions too, not only the one that counts
+    keep_unpacked: bool = False           # keep what was unpacked into --out/handins after grading
     command: str = "autograder grade"     # recorded with the run, for people
 
 
@@ -168,111 +172,235 @@ def grade_class(course, assignment, inputs, out, options=GradeOptions(), events=
     # One run at a time in a folder (a background `grade &` and a second one, or `extend` meanwhile): the
     # second says who holds it and changes nothing (gradebook/lock.py).
     with lock.exclusive(out, options.command):
-        return _grade_class(course, assignment, inputs, out, options, events, times)
+        run = _settled(course, assignment, inputs, out, options, events, times)
+        try:
+            return _grade_class(run)
+        finally:      # after Ctrl-C or a refusal too: a rerun unpacks again what it needs
+            if not options.keep_unpacked:
+                for note in remove_unpacked(out / UNPACKED):
+                    events.note(note)
 
 
-def _grade_class(course, assignment, inputs, out, options, events, times):
-    """grade_class, with the folder's lock held."""
+@dataclass
+class _Run:
+    """One class run as it goes: what it was given, settled, then what each step of _grade_class adds for the next."""
+    course: object
+    assignment: object
+    inputs: list
+    out: Path
+    events: GradeEvents
+    times: object                      # the times file, read (intake/times.py), or None
+    # What the options say, settled once (_settled): no step reads GradeOptions.
+    rules: object                      # core.course.LateRules
+    expected: dict
+    settings: object                   # the assignment's limits, as the options change them
+    key: str                           # what "graded before" means: these cases, these limits
+    jobs: int
+    intake_options: IntakeOptions
+    roster: bool
+    student: str | None
+    regrade: bool
+    merge: bool
+    all_submissions: bool              # run older resubmissions too (else set aside as superseded)
+    limits: Limits                     # the sandbox's
+    isolation_asked: str
+    command: str
+    # _take_in_the_handins, _say_what_was_decided
+    intake: object = None
+    records: CourseRecords | None = None
+    rekeyed: list = field(default_factory=list)
+    elsewhere: Path | None = None      # the course's own folder for this assignment, when `out` is not it
+    # _open_the_gradebook, _choose_what_to_grade
+    gradebook: Gradebook | None = None
+    considered: list = field(default_factory=list)
+    todo: list = field(default_factory=list)
+    retimed: int = 0
+    # _grade_the_handins
+    isolation: str = ""
+    graded: int = 0
+
+    @property
+    def csv_path(self):
+        return self.out / "grades.csv"
+
+
+def _grade_class(run):
+    """grade_class, with the folder's lock held: a class run's steps, in order, each handing `run` on."""
+    _take_in_the_handins(run)          # intake (each file read and parsed once), the times file, the roster
+    _say_what_was_decided(run)         # and sweep what runs killed outright left behind
+    _open_the_gradebook(run)           # rows of earlier runs adopted, re-keyed, placed; no second class
+    _choose_what_to_grade(run)         # --student, --regrade, and what a times file re-times
+    with _grades_csv_on_ctrl_c(run), _umask_for_the_sandbox():
+        _expect_rows(run)              # every hand-in a row before anything runs
+        _grade_the_handins(run)        # in the sandbox, when any student code must run
+        _keep_code(run.gradebook, run.considered)
+    return _finish(run)
+
+
+def _settled(course, assignment, inputs, out, options, events, times):
+    """The run, with what its options say settled: lateness, expected values, limits, jobs, intake's options."""
     rules = late_rules(course, assignment.id, options.deadline, options.late_policy, options.late_penalty,
                        options.late_cap)
     expected = assignment.load_expected()
     settings = assignment.settings(case_timeout=options.case_timeout, budget=options.submission_timeout,
                                    limit_floor=options.limit_floor, limit_factor=options.limit_factor)
-    jobs = options.jobs or len(os.sched_getaffinity(0))
-    intake = collect(inputs, out / "handins", IntakeOptions(assignment.id, assignment.notebook,
-                                                            options.student_pattern, options.classroom_prefix,
-                                                            exclude=(str(out),)))
-    records = CourseRecords.if_any(course) if options.roster else None
-    if times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
-        untimed, stray = _apply_times(intake, times, records)
-    rekeyed = _match_roster(records, intake, assignment.id)
-    if times is not None:     # said with the names the roster gives
-        intake.notes += times_notes(untimed, stray)
+    intake_options = IntakeOptions(assignment.id, assignment.notebook, options.student_pattern,
+                                   options.classroom_prefix, exclude=(str(out),))
+    return _Run(course, assignment, list(inputs), out, events, times, rules=rules, expected=expected,
+                settings=settings, key=assignment.grader_key(settings),
+                jobs=options.jobs or len(os.sched_getaffinity(0)), intake_options=intake_options,
+                roster=options.roster, student=options.student, regrade=options.regrade, merge=options.merge,
+                all_submissions=options.all_submissions,
+                limits=replace(Limits(), memory_mb=options.memory_mb), isolation_asked=options.isolation,
+                command=options.command)
+
+
+def _take_in_the_handins(run):
+    """The hand-ins under the paths given, their times from a times file, and whose each is, as the roster says."""
+    run.intake = collect(run.inputs, run.out / UNPACKED, run.intake_options)
+    run.records = CourseRecords.if_any(run.course) if run.roster else None
+    if run.times is not None:     # before the roster renames anyone: the file may name the LMS's own keys
+        untimed, stray = _apply_times(run.intake, run.times, run.records)
+    run.rekeyed = _match_roster(run.records, run.intake, run.assignment.id)
+    if run.times is not None:     # said with the names the roster gives
+        run.intake.notes += times_notes(untimed, stray)
+
+
+def _say_what_was_decided(run):
+    """Every note on the input, to the person running it; and whether this is a trial run."""
+    course, assignment_id = run.course, run.assignment.id
     # A trial run, `make demo`: the roster is read, nothing of the course's is written; GradeRun says so when
     # the course keeps grades or records that a person might think this run changes.
-    elsewhere = None if course.is_grades_dir(assignment.id, out) else course.grades_dir(assignment.id)
-    if elsewhere is not None and not ((elsewhere / "gradebook.db").is_file()
-                                      or (course.grades_root / "course.db").is_file()):
-        elsewhere = None
-    intake.notes += _sweep_stale_sandboxes(out)
-    intake.notes += _offsetless_times(course, rules, intake.handins)
-    for note in intake.notes:
-        events.note(note)
-    gradebook = Gradebook(out / "gradebook.db")
-    for handin in intake.handins:
-        gradebook.adopt(assignment.id, handin)       # rows of an older gradebook, keyed by name
-    for old, handin, own in rekeyed:
-        gradebook.rekey(assignment.id, old, handin.student, handin.name, source=handin.source if own else None)
-    for handin in intake.handins:      # whether each hand-in graded before is placed, as the roster says now
-        gradebook.set_placement(assignment.id, handin)
-    _same_class(gradebook, assignment.id, intake, out, options.merge, events)
-    key = assignment.grader_key(settings)
-    gradebook.upgrade_key(assignment.id, assignment.legacy_grader_key(settings), key)
-    considered = intake.handins
-    if options.student is not None:
-        considered = _only(options.student, records, intake.handins)
-    todo = [h for h in considered if options.regrade or not gradebook.is_graded(assignment.id, h, key)]
-    say_why_regraded(gradebook, assignment.id, todo, key, options.regrade, events)
+    elsewhere = None if course.is_grades_dir(assignment_id, run.out) else course.grades_dir(assignment_id)
+    if elsewhere is not None and ((elsewhere / "gradebook.db").is_file()
+                                  or (course.grades_root / "course.db").is_file()):
+        run.elsewhere = elsewhere
+    run.intake.notes += _sweep_stale_sandboxes(run.out)
+    run.intake.notes += _offsetless_times(course, run.rules, run.intake.handins)
+    for note in run.intake.notes:
+        run.events.note(note)
+
+
+def _open_the_gradebook(run):
+    """The gradebook in --out, its rows of earlier runs brought up to what intake and the roster say now."""
+    run.gradebook = gradebook = Gradebook(run.out / "gradebook.db")
+    assignment_id, handins = run.assignment.id, run.intake.handins
+    for handin in handins:
+        gradebook.adopt(assignment_id, handin)       # rows of an older gradebook, keyed by name
+    for old, handin, own in run.rekeyed:
+        gradebook.rekey(assignment_id, old, handin.student, handin.name, source=handin.source if own else None)
+    for handin in handins:      # whether each hand-in graded before is placed, as the roster says now
+        gradebook.set_placement(assignment_id, handin)
+    _same_class(gradebook, assignment_id, run.intake, run.out, run.merge, run.events)
+
+
+def _choose_what_to_grade(run):
+    """The hand-ins this run considers (one student's, with --student), and of those the ones to grade now."""
+    gradebook, assignment_id = run.gradebook, run.assignment.id
+    gradebook.upgrade_key(assignment_id, run.assignment.legacy_grader_key(run.settings), run.key)
+    run.considered = run.intake.handins
+    if run.student is not None:
+        run.considered = _only(run.student, run.records, run.intake.handins)
+    run.todo = [h for h in run.considered if run.regrade or not gradebook.is_graded(assignment_id, h, run.key)]
+    superseded = 0 if run.all_submissions else set_aside_older(run.todo, run.considered, _zone(run.rules))
+    if superseded:
+        run.events.note(f"{superseded} older submission(s) not run: a later one of the same student counts, and "
+                        "an older one never does (each row names it); --all-submissions runs every one")
+    say_why_regraded(gradebook, assignment_id, [h for h in run.todo if h.status != SUPERSEDED], run.key,
+                     run.regrade, run.events)
     # A times file speaks of hand-ins already graded too: their lateness follows it, without a regrade.
-    retimed = sum(gradebook.set_time(assignment.id, h) for h in considered if h not in todo) if options.times else 0
-    csv_path = out / "grades.csv"
-    graded = [0]
+    if run.times is not None:
+        run.retimed = sum(gradebook.set_time(assignment_id, h) for h in run.considered if h not in run.todo)
+
+
+@contextmanager
+def _grades_csv_on_ctrl_c(run):
+    """Ctrl-C while grading: grades.csv is written with every hand-in graded so far, then GradingInterrupted."""
     previous = _stop_at_the_first_interrupt()
-    # What this process keeps is private (core/sharing.py: umask 077, or 007 for a shared course), but the
-    # sandbox counts on the usual 022 for what its workers write and read back (with 077 a hand-in's helper
-    # module cannot be imported): it gets that while it runs.  Everything of the grader's inside --out is
-    # under a folder made private before (and the users layer sets its own umask as it starts).
-    mask = os.umask(0o022)
     try:
-        # With --student, the other students' hand-ins that were never graded are waiting too: handed in,
-        # so never `missing`.
-        graded_before = gradebook.students(assignment.id)
-        gradebook.expect(None, assignment.id, todo + [h for h in intake.handins if h not in considered
-                                                      and h.student not in graded_before], assignment.max_score)
-        if any(h.status is None for h in todo):
-            # What the "users" layer must hide by file permissions (the others hide everything but the OS):
-            # the whole course folder (its .git and solutions too) and the hand-ins.
-            private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in inputs)]
-            with Sandbox(replace(Limits(), memory_mb=options.memory_mb), workdir=out, isolation=options.isolation,
-                         protect=private, protect_trees=[course.root]) as sandbox:
-                isolation = sandbox.isolation
-                run_id = gradebook.start_run(assignment.id, options.command, jobs, isolation)
-                events.isolation(isolation, HIDES[isolation], sandbox.cpu_groups, sandbox.protected, sandbox.lacks)
-                _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events,
-                           graded)
-        else:
-            # Nothing of a student's runs (all graded before, or none could be read): no sandbox is started,
-            # which costs a second for nothing; the rows of what could not be read are recorded all the same.
-            isolation = ""
-            run_id = gradebook.start_run(assignment.id, options.command, jobs, isolation)
-            _grade_all(assignment, expected, todo, None, jobs, settings, gradebook, run_id, key, events, graded)
-        gradebook.finish_run(run_id)
-        _keep_code(gradebook, considered)
+        yield
     except KeyboardInterrupt:
-        os.umask(mask)
-        gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
-        gradebook.export_csv(assignment.id, csv_path)
-        gradebook.close()
-        raise GradingInterrupted(graded[0], len(todo), csv_path, options.regrade) from None
+        _apply_lateness_and_write_csv(run)
+        run.gradebook.close()
+        raise GradingInterrupted(run.graded, len(run.todo), run.csv_path, run.regrade) from None
     finally:
-        os.umask(mask)
         if previous is not None:    # (an interrupted run is ended by then: what it wrote is complete)
             signal.signal(signal.SIGINT, previous)
-    late = gradebook.apply_lateness(assignment.id, rules, records, assignment.max_score, course)
-    gradebook.export_csv(assignment.id, csv_path)
+
+
+@contextmanager
+def _umask_for_the_sandbox():
+    """What this process keeps is private (core/sharing.py: umask 077, or 007 for a shared course), but the
+    sandbox counts on the usual 022 for what its workers write and read back (with 077 a hand-in's helper
+    module cannot be imported): it gets that while it runs.  Everything of the grader's inside --out is
+    under a folder made private before (and the users layer sets its own umask as it starts)."""
+    mask = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(mask)
+
+
+def _expect_rows(run):
+    """A row for each hand-in to grade, `pending` until graded.  With --student, the other students' hand-ins
+    that were never graded are waiting too: handed in, so never `missing`."""
+    graded_before = run.gradebook.students(run.assignment.id)
+    waiting = [h for h in run.intake.handins if h not in run.considered and h.student not in graded_before]
+    run.gradebook.expect(None, run.assignment.id, run.todo + waiting, run.assignment.max_score)
+
+
+def _grade_the_handins(run):
+    """Grade run.todo, recording each result as it comes, in a sandbox when there is student code to run."""
+    course, gradebook = run.course, run.gradebook
+    if any(h.status is None for h in run.todo):
+        # What the "users" layer must hide by file permissions (the others hide everything but the OS):
+        # the whole course folder (its .git and solutions too) and the hand-ins.
+        private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in run.inputs)]
+        with Sandbox(run.limits, workdir=run.out, isolation=run.isolation_asked, protect=private,
+                     protect_trees=[course.root]) as sandbox:
+            run.isolation = sandbox.isolation
+            run_id = gradebook.start_run(run.assignment.id, run.command, run.jobs, run.isolation)
+            run.events.isolation(run.isolation, HIDES[run.isolation], sandbox.cpu_groups, sandbox.protected,
+                                 sandbox.lacks)
+            _grade_all(run, sandbox, run_id)
+    else:
+        # Nothing of a student's runs (all graded before, or none could be read): no sandbox is started,
+        # which costs a second for nothing; the rows of what could not be read are recorded all the same.
+        run_id = gradebook.start_run(run.assignment.id, run.command, run.jobs, run.isolation)
+        _grade_all(run, None, run_id)
+    gradebook.finish_run(run_id)
+
+
+def _apply_lateness_and_write_csv(run):
+    """Lateness, as the rules and the roster say (returns the late hand-ins); then grades.csv."""
+    late = run.gradebook.apply_lateness(run.assignment.id, run.rules, run.records, run.assignment.max_score,
+                                        run.course)
+    run.gradebook.export_csv(run.assignment.id, run.csv_path)
+    return late
+
+
+def _finish(run):
+    """grades.csv written, the gradebook and the roster closed; what the run did, as a GradeRun."""
+    late = _apply_lateness_and_write_csv(run)
+    gradebook, assignment, handins = run.gradebook, run.assignment, run.intake.handins
     rows = gradebook.grades(assignment.id)
     absent = gradebook.absent(assignment.id)
     waiting = gradebook.pending(assignment.id)
     apart = gradebook.graded_apart(assignment.id)
     others = [a for a in gradebook.assignments() if a != assignment.id]
     gradebook.close()
-    if records is not None:
-        records.close()
-    return GradeRun(assignment.id, rows, len(todo), len(considered) - len(todo), intake.ignored, rules, late,
-                    sum(1 for row in rows if row.late is None and row.status not in (*ABSENT, NOT_GRADED)), others,
-                    csv_path, out / "gradebook.db", isolation, list(intake.notes),
-                    _wrong_assignment(assignment, intake.handins), absent, len(intake.handins) - len(considered),
-                    elsewhere, waiting, retimed, apart)
+    if run.records is not None:
+        run.records.close()
+    unknown_lateness = sum(1 for row in rows if row.late is None and row.status not in (*ABSENT, NOT_GRADED))
+    return GradeRun(assignment.id, rows, len(run.todo), len(run.considered) - len(run.todo), run.intake.ignored,
+                    run.rules, late, unknown_lateness, others, run.csv_path, run.out / "gradebook.db", run.isolation,
+                    list(run.intake.notes), _wrong_assignment(assignment, handins), absent,
+                    len(handins) - len(run.considered), run.elsewhere, waiting, run.retimed, apart)
+
+
+def _zone(rules):
+    """The zone a hand-in time without a UTC offset is read in: the deadline's, as the gradebook reads it."""
+    return rules.deadline.tzinfo if rules.deadline is not None else None
 
 
 def _apply_times(intake, times, records):
@@ -289,15 +417,12 @@ def _apply_times(intake, times, records):
 
 
 def _keep_code(gradebook, handins):
-    """Hand-ins graded before the gradebook kept code (`autograder similarity` reads it) get it kept now."""
+    """Hand-ins graded before the gradebook kept code (`autograder similarity` reads it) get it kept now, from the
+    cells intake read (never a second reading of the notebook)."""
     for handin in handins:
-        if handin.status is not None or gradebook.has_code(handin.sha256):
-            continue
-        try:
-            cells = read_cells(handin.path)
-        except SubmissionError:
-            continue        # its row says why it could not be read; there is no code to keep
-        gradebook.keep_code(handin.sha256, code_pieces(cells, handin.companion_files()))
+        if handin.status is not None or handin.cells is None or gradebook.has_code(handin.sha256):
+            continue        # a row that says why it could not be read has no code to keep
+        gradebook.keep_code(handin.sha256, code_pieces(handin.cells, handin.companion_files()))
 
 
 def _only(who, records, handins):
@@ -389,21 +514,22 @@ def _give(handin, student):
     return handin
 
 
-def _grade_all(assignment, expected, todo, sandbox, jobs, settings, gradebook, run_id, key, events, graded):
-    """Grade `todo` in the pool, recording each result as it comes; `graded[0]` counts them."""
+def _grade_all(run, sandbox, run_id):
+    """Grade run.todo in the pool, recording each result as it comes; run.graded counts them."""
+    assignment, gradebook, events = run.assignment, run.gradebook, run.events
     cancel = threading.Event()
-    with events.grading(len(todo)):
-        results = grade_all(assignment, expected, todo, sandbox, jobs, settings, cancel=cancel,
+    with events.grading(len(run.todo)):
+        results = grade_all(assignment, run.expected, run.todo, sandbox, run.jobs, run.settings, cancel=cancel,
                             started=events.started)
         try:
             for handin, result in results:
                 result = replace(result, message=with_notes(handin.notes, result.message))   # its row names them
                 try:
-                    gradebook.record(run_id, handin, result, key)
+                    gradebook.record(run_id, handin, result, run.key)
                 except Exception as error:  # noqa: BLE001 - the row still gets written, saying why
                     result = grader_error(assignment, handin, error)
-                    gradebook.record(run_id, handin, result, key)
-                graded[0] += 1
+                    gradebook.record(run_id, handin, result, run.key)
+                run.graded += 1
                 events.finished(handin, result)
         finally:
             cancel.set()

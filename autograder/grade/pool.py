@@ -70,7 +70,7 @@ def _graded_or_again(assignment, expected, handin, sandbox, slot, settings, canc
     happens again is its `grader-error` row."""
     def attempt():
         return grade(assignment, expected, handin.student, handin.path, sandbox, slot, settings,
-                     files=handin.companion_files())
+                     cells=handin.cells, files=handin.companion_files())
 
     try:
         return attempt()

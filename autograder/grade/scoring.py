@@ -62,9 +62,7 @@ def apply_requirements(cases, results):
     for case, result in zip(cases, results):
         missing = [name for name in case.requires if name not in passed]
         if result.status == "passed" and missing:
-            result = replace(result, points=0.0, status="failed",
-                             message=runtime.withheld_message([requirement_label(by_name.get(n), n)
-                                                               for n in missing]))
+            result = replace(result, points=0.0, status="failed", message=_withheld(by_name, missing))
         out.append(result)
     return out + list(results[len(out):])
 
@@ -77,8 +75,13 @@ def withheld_messages(cases):
     for case in cases:
         for chosen in range(1, 1 << len(case.requires)):
             missing = [n for bit, n in enumerate(case.requires) if chosen >> bit & 1]
-            messages.add(runtime.withheld_message([requirement_label(by_name.get(n), n) for n in missing]))
+            messages.add(_withheld(by_name, missing))
     return frozenset(messages)
+
+
+def _withheld(by_name, missing):
+    twin = all(n in by_name and by_name[n].hidden for n in missing)
+    return runtime.withheld_message([requirement_label(by_name.get(n), n) for n in missing], twin=twin)
 
 
 def requirement_label(case, name):

@@ -138,7 +138,7 @@ class Gradebook:
         key = (assignment, handin.student, handin.source, handin.sha256)
         row = self.db.execute(
             "SELECT 1 FROM submissions WHERE assignment = ? AND student = ? AND source = ? AND sha256 = ? "
-            "AND grader_key = ? AND status != 'grader-error'",  # the grader failed on it: try again
+            "AND grader_key = ? AND status NOT IN ('grader-error', 'superseded')",  # failed on it, or not run
             (*key, grader_key)).fetchone()
         waiting = self.db.execute("SELECT 1 FROM pending WHERE assignment = ? AND student = ? AND source = ? "
                                   "AND sha256 = ?", key).fetchone()
@@ -529,7 +529,8 @@ class Gradebook:
         found = self.db.execute(f"SELECT counted, status, {ORDER_COLUMNS} FROM submissions WHERE assignment = ? "
                                 "AND student = ?", (row.assignment, row.student)).fetchall()
         counted = next((r[2:] for r in found if r[0]), None)
-        others = [r[2:] for r in found if not r[0] and r[1] not in UNGRADABLE]
+        # (An older submission not run, `superseded`, was set aside by these same keys: it says what chose.)
+        others = [r[2:] for r in found if not r[0] and (r[1] not in UNGRADABLE or r[1] == "superseded")]
         note = order_note(counted, others, self._zone(row.assignment)) if counted is not None else ""
         return replace(row, message="\n".join(filter(None, [note, row.message]))) if note else row
 
@@ -719,7 +720,8 @@ ABSENT_MESSAGES = {
     UNRESOLVED: "nothing handed in under their name, but a hand-in the roster cannot place may be theirs: no grade "
                 "until each is placed (`autograder roster place --assignment {assignment}` lists them)"}
 # Rows whose score is not known, or not due: blank in grades.csv and in every LMS file, never a number.
-NO_SCORE = ("not-yet", UNRESOLVED, "not-graded", EXCUSED)
+# (`superseded` counts only where nothing tells whose each submission is: D2L's under one name, no class list.)
+NO_SCORE = ("not-yet", UNRESOLVED, "not-graded", EXCUSED, "superseded")
 
 
 def set_aside(records, assignment):
@@ -728,6 +730,7 @@ def set_aside(records, assignment):
         return set()
     return {key for key, students in records.placements(assignment).items() if not students}
 
-# Statuses of hand-ins that had nothing to grade; a gradable hand-in beats them even if older.
+# Statuses of hand-ins that had nothing to grade; a gradable hand-in beats them even if older.  (`superseded`:
+# an older submission not run, since a later one counts: grade/resubmissions.py.)
 UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "wrong-file-type", "unsafe-path", "too-large",
-              "invalid-zip", "no-notebook", "wrong-assignment", "wrong-language"}
+              "invalid-zip", "no-notebook", "wrong-assignment", "wrong-language", "superseded"}

@@ -33,6 +33,9 @@ NOTE = "handed in: "                # every hand-in note starts so (feedback/vie
 _GENERIC_PREFIXES = ("copy of ", "untitled", "notebook", "colab notebook")
 # Kinds of identity whose submission the LMS (or a per-student zip, or the instructor's folder) names.
 LMS_KINDS = {"canvas", "moodle", "gradescope", "blackboard", "d2l", "drive", "teams", "classroom"}
+# Notebooks graded of one submission (one upload: a folder, a zip, an attempt): each may take its whole time
+# budget, and six looping ones once took 96 s.  A real one holds one, or a copy or two beside it.
+MAX_NOTEBOOKS = 5
 
 
 @dataclass
@@ -103,10 +106,12 @@ def submissions(found_files, notebook_name, warnings):
         who = members[0].who
         reason = _cannot_tell(who, notebooks, notebook_name)
         if reason:
+            graded, note = capped(notebooks, notebook_name)
             split[reason].extend(notebooks)
-            for found in notebooks:
+            for found in graded:
                 found.who = identity.path_identity(found.source)
-                result.append(Submission(found.who, [found], [h for h in helpers if h.where == found.where]))
+                result.append(Submission(found.who, [found], [h for h in helpers if h.where == found.where],
+                                         [note] if note else []))
             continue
         result.append(_one_submission(who, notebooks, helpers, notebook_name))
     for reason, notebooks in sorted(split.items()):
@@ -140,8 +145,21 @@ def _cannot_tell(who, notebooks, notebook_name):
     return ""
 
 
+def capped(notebooks, notebook_name):
+    """(the notebooks of one submission to grade, a note naming those left out): at most MAX_NOTEBOOKS, those
+    named like the assignment first, then by their path; the note is "" when none is left out."""
+    if len(notebooks) <= MAX_NOTEBOOKS:
+        return notebooks, ""
+    ordered = sorted(notebooks, key=lambda f: (not named_like_the_assignment(f, notebook_name), f.source))
+    graded, rest = ordered[:MAX_NOTEBOOKS], ordered[MAX_NOTEBOOKS:]
+    names = ", ".join(f.original for f in rest[:6]) + (" ..." if len(rest) > 6 else "")
+    return graded, (f"{NOTE}{len(notebooks):,} notebooks in one submission; at most {MAX_NOTEBOOKS} of one "
+                    f"submission are graded, so {len(rest):,} were not: {names}")
+
+
 def _one_submission(who, notebooks, helpers, notebook_name):
-    """The notebook named like the assignment is graded; when no single one is, each is, and the best counts."""
+    """The notebook named like the assignment is graded; when no single one is, each is, and the best counts
+    (at most MAX_NOTEBOOKS of them: the rest are named in the row)."""
     if len(notebooks) < 2 or who.lms == "file":
         # Files named by student at the top are a browser's downloads of one hand-in (`carol (1).ipynb`):
         # each is a hand-in of its own, the newest counting (said by collect.py's layout notes).
@@ -157,7 +175,8 @@ def _one_submission(who, notebooks, helpers, notebook_name):
         note = (f"{NOTE}{len(notebooks)} notebooks in one submission ({names}); "
                 + (f"{len(chosen)} are named like the assignment: " if named else "none is named like the "
                    f"assignment ({notebook_name}), so ") + "each was graded and the best one counts")
-    return Submission(who, chosen, helpers, [note])
+    chosen, left_out = capped(chosen, notebook_name)
+    return Submission(who, chosen, helpers, [note, left_out] if left_out else [note])
 
 
 # What a text or URL entry is called in a row (Canvas's `_text.html`, `_link.html`; Moodle's online text).

@@ -15,8 +15,8 @@ beside it:
 What is Canvas's, from its Submissions API (`GET /api/v1/courses/:course_id/assignments/:id/submissions`,
 100 to a page): a student's submission carries its latest attempt's attachments, each with an `id`, a
 `display_name`, a `size` and a `url` to download it.  What limits a pull, as intake limits a zip
-(intake/zips.py): each file at most MAX_ENTRY_BYTES, the class at most MAX_TOTAL_BYTES, MAX_ENTRIES files.
-Every attachment is downloaded, whatever its name says: a file is read by what it holds, the same whichever
+(intake/zips.py, budget.py): each file at most MAX_ENTRY_BYTES, the class at most budget.CLASS's bytes and
+files.  Every attachment is downloaded, whatever its name says: a file is read by what it holds, the same whichever
 path it came by (Safari's `n-queens.ipynb.txt` is a notebook, a UTF-16 one is read as UTF-16, a PDF or a
 Quarto document gets the row it gets from the zip), and only its bytes can say so.
 
@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from . import files, identity, zips
 from .assemble import NOTE
+from .budget import CLASS, UPLOAD
 from .canvas_api import CanvasError
 
 MANIFEST = ".canvas_pull.json"
@@ -102,15 +103,18 @@ def pull_submissions(connection, canvas_assignment, folder, names, events=None):
             continue
         record["submissions"][entry["user_id"]] = entry
         stem = identity.canvas_name(names.get(entry["user_id"], "")) + ("_LATE" if entry["late"] else "")
+        upload_files, upload_bytes = 0, 0            # one student's attachments: an upload's limits (budget.py)
         for attachment in entry["attachments"]:
             name = file_name(stem, entry["user_id"], attachment["id"], attachment["name"])
             attachment["file"] = name
-            why = _refusal(attachment, len(wanted), total_bytes)
+            why = (_refusal(attachment, len(wanted), total_bytes)
+                   or _upload_refusal(attachment, upload_files, upload_bytes))
             if why:
                 attachment["file"], attachment["why"], attachment["status"] = "", why, "too-large"
                 pulled.refused.append((entry["user_id"], f"{attachment['name']}: {why}"))
                 continue
             total_bytes += attachment["size"] or 0
+            upload_files, upload_bytes = upload_files + 1, upload_bytes + (attachment["size"] or 0)
             wanted[name] = (attachment, getattr(submission, "attachments", [])[attachment["index"]], entry)
         if entry["body"] is not None:
             wanted[f"{stem}_{entry['user_id']}_{entry['body']}.html"] = (None, None, entry)
@@ -177,13 +181,23 @@ def file_name(stem, user_id, attachment_id, original):
 
 
 def _refusal(attachment, count, total_bytes):
-    if count >= zips.MAX_ENTRIES:
-        return f"more than {zips.MAX_ENTRIES} files in the class, the most a download may hold"
+    if count >= CLASS.files:
+        return f"more than {CLASS.files:,} files in the class, the most one class run may unpack"
     size = attachment["size"]
     if size is not None and size > zips.MAX_ENTRY_BYTES:
         return f"{size // (1024 * 1024)} MB, over the {zips.MAX_ENTRY_BYTES // (1024 * 1024)} MB a hand-in's file may be"
-    if size is not None and total_bytes + size > zips.MAX_TOTAL_BYTES:
-        return f"the class's files pass {zips.MAX_TOTAL_BYTES // (1024 ** 3)} GB, the most a download may hold"
+    if size is not None and total_bytes + size > CLASS.bytes:
+        return f"the class's files pass {CLASS.bytes // (1024 ** 3)} GB, the most one class run may unpack"
+    return ""
+
+
+def _upload_refusal(attachment, count, total_bytes):
+    # Canvas lets a student attach many files to one attempt: together they are one upload, as a zip's are.
+    if count >= UPLOAD.files:
+        return f"more than {UPLOAD.files:,} files in one submission, the most one upload may unpack"
+    size = attachment["size"]
+    if size is not None and total_bytes + size > UPLOAD.bytes:
+        return f"this submission's files pass {UPLOAD.bytes // (1024 * 1024)} MB, the most one upload may unpack"
     return ""
 
 

@@ -13,28 +13,31 @@ assignment it is (metadata.autograder.assignment) and which language its
 kernel runs: a notebook for R is not graded as Python.
 """
 
-import ast
 import json
 import re
-import textwrap
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import numpy
 
+from . import marimo
 from .files import UnsafeFile, read_capped
 
 MAX_CONTAINERS = 500_000     # JSON objects and lists; a large real notebook has tens of thousands
-MAX_MARIMO_BYTES = 5 * 1024 * 1024   # a marimo notebook is parsed (never run) to find its cells: bounded
 # A kernel's language as notebooks name it; anything else that is named is another language.
 PYTHON_NAMES = {"python", "python3", "python2", "ipython", "ipython3", "pyspark", "python 3"}
 # What `language_info` may say that names no kernel language (nbformat's own no_min_version.ipynb says
 # "plaintext"): with no kernelspec, Jupyter runs such a notebook with its default kernel, Python.
 NOT_A_LANGUAGE = {"plaintext", "text", "plain", "markdown", "none", "unknown", ""}
 NOTE = "handed in: "          # as intake/assemble.py's notes start
-_COLAB = re.compile(r"^\s*(?:from\s+google\.colab\b|import\s+google\.colab\b|from\s+google\s+import\s+colab\b)",
-                    re.MULTILINE)
+# Only spaces and tabs between the words (as Python has them): `\s` would run across lines from every line's
+# start, and a cell of 60,000 blank lines cost 65 s (quadratic); this is linear in the cell.
+_COLAB = re.compile(r"^[ \t]*(?:from[ \t]+google\.colab\b|import[ \t]+google\.colab\b"
+                    r"|from[ \t]+google[ \t]+import[ \t]+colab\b)", re.MULTILINE)
+_MARIMO_IMPORT = re.compile(r"^import marimo\b", re.MULTILINE)
+_MARIMO_APP = re.compile(r"^app[ \t]*=[ \t]*marimo\.App\(", re.MULTILINE)
 
 
 class SubmissionError(Exception):
@@ -74,7 +77,23 @@ def read_notebook(path):
 
 
 def parse(raw, name):
-    """The Notebook in `raw` (a notebook's or a .py file's bytes); `name` is for messages and the file type."""
+    """The Notebook in `raw` (a notebook's or a .py file's bytes); `name` is for messages and the file type.
+
+    Raises SubmissionError and nothing else, whatever the bytes: a failure of any reader on a hand-in is that
+    hand-in's row, never the end of the class run (tests/intake/test_fuzz_readers.py holds it)."""
+    try:
+        return _parse(raw, name)
+    except SubmissionError:
+        raise
+    except (RecursionError, MemoryError) as error:
+        raise SubmissionError("invalid-notebook", f"{name} is too deeply nested or too large to read "
+                                                  f"({type(error).__name__})") from None
+    except Exception as error:  # noqa: BLE001 - whatever a reader raises on a hand-in is that hand-in's row
+        raise SubmissionError("invalid-notebook", f"{name} could not be read ({type(error).__name__}: "
+                                                  f"{str(error)[:100]})") from None
+
+
+def _parse(raw, name):
     notes = ()
     raw, notes = _from_utf16(raw, name)
     stripped = raw.rstrip(b"\x00")
@@ -117,6 +136,9 @@ def _notebook(raw, text, name):
         raise SubmissionError("invalid-notebook", f"{name} is not a notebook ({_not_json_because(text)})") from None
     except RecursionError:        # json's own depth guard: no notebook nests a thousand levels
         raise SubmissionError("invalid-notebook", f"{name} nests too deeply to be a notebook") from None
+    except ValueError:            # Python's own guard: an integer of more than 4,300 digits, whose reading is quadratic
+        raise SubmissionError("invalid-notebook", f"{name} is not a notebook (it holds a number of more than "
+                                                  f"{sys.get_int_max_str_digits():,} digits)") from None
     if not isinstance(data, dict):
         raise SubmissionError("invalid-notebook", f"{name} is not a notebook (its JSON is not an object)")
     major = data.get("nbformat")
@@ -240,46 +262,17 @@ def _uses_colab(cells):
 
 def _is_marimo(text):
     """marimo's file format: `import marimo`, `app = marimo.App(...)` and cells as `@app.cell` functions."""
-    return bool(re.search(r"^import marimo\b", text, re.MULTILINE) and
-                re.search(r"^app\s*=\s*marimo\.App\(", text, re.MULTILINE))
+    return bool(_MARIMO_IMPORT.search(text) and _MARIMO_APP.search(text))
 
 
 def _marimo_cells(text, name):
     """Each `@app.cell` function's body (its closing `return` left out), `@app.function` and `@app.class_definition`
-    definitions whole, and `with app.setup:` bodies, in the file's order.  The file is parsed, never run."""
-    if len(text) > MAX_MARIMO_BYTES:
-        raise SubmissionError("invalid-notebook", f"{name} is a marimo notebook larger than "
-                                                  f"{MAX_MARIMO_BYTES // 2**20} MB")
+    definitions whole, and `with app.setup:` bodies, in the file's order.  The file is parsed, never run, in a
+    child process with a CPU budget (marimo.py)."""
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-        raise SubmissionError("invalid-notebook", f"{name} is a marimo notebook Python cannot read "
-                                                  f"({type(error).__name__})") from None
-    cells = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
-            kinds = {_decorator(d) for d in node.decorator_list}
-            if "app.cell" in kinds and not isinstance(node, ast.ClassDef):
-                body = node.body[:-1] if node.body and isinstance(node.body[-1], ast.Return) else node.body
-                cells.append(_segment(text, body))
-            elif kinds & {"app.function", "app.class_definition"}:
-                start = node.lineno   # the definition itself, without marimo's decorator
-                cells.append(textwrap.dedent("\n".join(text.splitlines()[start - 1:node.end_lineno])) + "\n")
-        elif isinstance(node, ast.With) and any(_decorator(item.context_expr) == "app.setup" for item in node.items):
-            cells.append(_segment(text, node.body))
-    return [CodeCell(source) for source in cells if source.strip()]
-
-
-def _decorator(node):
-    node = node.func if isinstance(node, ast.Call) else node
-    return ast.unparse(node) if isinstance(node, (ast.Attribute, ast.Name)) else ""
-
-
-def _segment(text, statements):
-    if not statements:
-        return ""
-    lines = text.splitlines()
-    return textwrap.dedent("\n".join(lines[statements[0].lineno - 1:statements[-1].end_lineno])) + "\n"
+        return [CodeCell(source) for source in marimo.cell_sources(text, name)]
+    except marimo.MarimoError as error:
+        raise SubmissionError("invalid-notebook", str(error)) from None
 
 
 def _code_cells(raw_cells, name):

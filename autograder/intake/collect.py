@@ -44,6 +44,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from . import assemble, canvas_pull, commits, files, identity, structure, zips
+from .budget import Shortfalls, UnpackBudget
 from .assemble import NOTE, Found
 from .cells import SubmissionError, parse
 from .downloads import GRADESCOPE_METADATA, Downloads, iso
@@ -104,6 +105,9 @@ class Handin:
     lms_order: int | None = None       # where the LMS put its submission in time (Canvas: its last attachment id)
     position: int = 0                  # which of the paths given to `grade` it came from
     unplaced: str = ""                 # why it may be a roster student's it is not placed on (roster/match.py)
+    # Its code cells, from intake's one reading of the file: what is run and what similarity keeps are the bytes
+    # that were hashed, and no later stage parses the notebook again.  Code alone (no outputs): small.
+    cells: tuple | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.name = self.name or self.student
@@ -124,8 +128,9 @@ class Handin:
                 notebook = parse(data, self.path.name)
             except SubmissionError as error:
                 self.status, self.message = error.status, str(error)
-            else:                     # what the metadata says; the cells are read again when it runs, so a
-                self.assignment = notebook.assignment      # class of thousands costs no memory while it waits
+            else:
+                self.cells = notebook.cells
+                self.assignment = notebook.assignment
                 self.language = notebook.language
                 self.notes += notebook.notes + ((COLAB_NOTE,) if notebook.uses_colab else ())
 
@@ -195,6 +200,8 @@ class _Walk(Downloads):
         self.seen = {}                 # LMS key -> (Identity, source, what): every student an LMS name names
         self.excluded_paths = {os.path.realpath(p) for p in options.exclude}
         self.zips = 0
+        self.budget = UnpackBudget()    # what unpacking may cost, per upload and for the class (budget.py)
+        self.shortfalls = Shortfalls()  # what of each student's upload was past its limits (one row each)
         self.guessed_slices = []       # Classroom clones keyed by their whole name: whose, the roster tells
         self.entry_names = {}          # an unpacked file's path -> its name in the zip, where the two differ
         self.repositories = {}         # a clone's group -> (its folder name, its path)
@@ -436,14 +443,14 @@ class _Walk(Downloads):
 
     # --- zips -----------------------------------------------------------------------------------------
 
-    def unpack(self, archive, label, who):
+    def unpack(self, archive, label, who, allowance):
         """Unpack `archive` into a folder of its own; (folder, Unpacked), or None after adding a row saying why."""
         self.zips += 1
         target = self.unpack_dir / f"{self.zips:03d}-{zips.safe_name(Path(label.rsplit(':', 1)[-1]).stem)}"
         shutil.rmtree(target, ignore_errors=True)      # an earlier run's copy: unpacked afresh
         target.mkdir(parents=True)
         try:
-            unpacked = zips.unpack(archive, target, self.unpack_dir)
+            unpacked = zips.unpack(archive, target, self.unpack_dir, allowance)
         except zips.UnusableZip as error:
             self.add(Handin(who.key, label, None, None, error.status,
                             f"{PurePosixPath(label).name} is not a usable zip file: {error}", name=who.name,
@@ -460,6 +467,17 @@ class _Walk(Downloads):
                                      "and libarchive read them")
         return target, unpacked
 
+    def over_limits(self, who, label, unpacked=None, submitted_at=None, time_source="", rule=""):
+        """What a student's zip held past their upload's (or the class's) limits: one row per student, however
+        many of their zips it was (budget.Shortfalls; written by finish())."""
+        name = PurePosixPath(label.rsplit(":", 1)[-1]).name if unpacked is None else ""
+        self.shortfalls.add(who.key, (who, label, submitted_at, time_source), unpacked, name, rule)
+
+    def shortfall_rows(self):
+        for key, (who, label, submitted_at, time_source), message in self.shortfalls.rows():
+            self.add(Handin(key, label, None, submitted_at, "too-large", message, name=who.name, lms=who.lms,
+                            lms_id=who.lms_id, lms_prefix=who.lms_prefix, time_source=time_source))
+
     def entry_name(self, path):
         """The name a file had in its zip (two entries of one name are unpacked as two files, `-2` added)."""
         return self.entry_names.get(str(path), display(path.name))
@@ -467,12 +485,15 @@ class _Walk(Downloads):
     def zip(self, archive, label, owner):
         """An LMS download, or one student's zip (`owner`: the student whose folder held it)."""
         zip_owner = owner or self.zip_owner(PurePosixPath(label).name)
-        done = self.unpack(archive, label, zip_owner)
+        allowance = self.budget.upload(owner.key) if owner is not None else self.budget.download()
+        done = self.unpack(archive, label, zip_owner, allowance)
         if done is None:
             return
         target, unpacked = done
-        for entry in unpacked.refused:
+        for entry in unpacked.refused + (unpacked.over if owner is None else []):
             self.add(_refused(owner or _entry_owner(entry.name), f"{label}:{entry.name}", entry))
+        if owner is not None:
+            self.over_limits(owner, label, unpacked)
         if owner is None and self.download(target, label, PurePosixPath(label).name):   # only an LMS's names others
             return
         self.zip_contents(target, label, owner, zip_owner)
@@ -483,12 +504,18 @@ class _Walk(Downloads):
         if nested >= MAX_NESTED_ZIPS:
             self.intake.ignored.append(f"{label} (a zip nested more than {MAX_NESTED_ZIPS} deep: not opened)")
             return
-        done = self.unpack(archive, label, who)
+        allowance = self.budget.upload(who.key)
+        spent = [kind for kind in ("entries", "files", "bytes") if allowance.left(kind) <= 0]
+        if spent:                     # its limits are reached: not even opened
+            self.over_limits(who, label, None, submitted_at, time_source, allowance.rule(spent[0]))
+            return
+        done = self.unpack(archive, label, who, allowance)
         if done is None:
             return
         target, unpacked = done
         for entry in unpacked.refused:
             self.add(_refused(who, f"{label}:{entry.name}", entry, submitted_at, time_source))
+        self.over_limits(who, label, unpacked, submitted_at, time_source)
         inside = f"{NOTE}its notebook came in a zip, {PurePosixPath(label.rsplit(':', 1)[-1]).name}"
         for path in _files_in(target):
             relative = display(path.relative_to(target).as_posix())
@@ -615,6 +642,7 @@ class _Walk(Downloads):
                 entry[2].append(what)
 
     def finish(self):
+        self.shortfall_rows()
         warnings = []
         claimed = {f.who.key for f in self.found}      # before assemble.py keys what it cannot tell by path
         for submission in assemble.submissions(self.found, self.options.notebook_name, warnings):

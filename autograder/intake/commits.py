@@ -41,9 +41,12 @@ def last_commit_time(repository):
         return None
     if not isinstance(commit, Commit):
         return None
-    zone = timezone(timedelta(seconds=commit.commit_timezone))
-    moment = datetime.fromtimestamp(commit.commit_time, tz=zone)
-    return moment.astimezone(timezone.utc).isoformat()
+    try:         # a commit made by hand can say any time and zone (`+9999`, year 300,000): unknown, not a crash
+        zone = timezone(timedelta(seconds=commit.commit_timezone))
+        moment = datetime.fromtimestamp(commit.commit_time, tz=zone)
+        return moment.astimezone(timezone.utc).isoformat()
+    except (ValueError, OverflowError, OSError, TypeError):
+        return None
 
 
 def _head_is_local(repo):

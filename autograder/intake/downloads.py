@@ -99,15 +99,17 @@ class Downloads:
         try:
             text = files.read_capped(folder / GRADESCOPE_METADATA, limit=10 * 1024 * 1024).decode("utf-8")
             metadata = yaml.load(text, Loader=_PlainYaml) or {}     # noqa: S506 - a SafeLoader, aliases refused
-        except (yaml.YAMLError, UnicodeDecodeError, UnsafeFile, RecursionError) as error:
+        except (yaml.YAMLError, UnicodeDecodeError, UnsafeFile, RecursionError, ValueError, OverflowError) as error:
+            # (ValueError, OverflowError: a date YAML reads as one that is none, `2026-19-01`, or out of range.)
             raise IntakeError(f"{where}: unreadable ({str(error)[:200]})") from None
         if not isinstance(metadata, dict):
             raise IntakeError(f"{where}: not a Gradescope submission list")
         listed = set()
         for key in sorted(metadata, key=str):
             entry = metadata[key] if isinstance(metadata[key], dict) else {}
-            shown = display(str(key))
-            people = [_gradescope_identity(s) for s in entry.get(":submitters") or [] if isinstance(s, dict)]
+            shown = display(str(key)) or "''"
+            submitters = entry.get(":submitters") if isinstance(entry.get(":submitters"), list) else []
+            people = [_gradescope_identity(s) for s in submitters if isinstance(s, dict)]
             people = [p for p in people if p] or [identity.Identity(f"gradescope:{shown}", shown, "gradescope")]
             created = entry.get(":created_at")
             submitted_at = iso(created) if isinstance(created, datetime) else (str(created)[:40] if created else None)
@@ -360,6 +362,37 @@ class _PlainYaml(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             raise yaml.YAMLError("it uses YAML aliases, which Gradescope never writes")
         return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        """A key twice in one mapping is refused: YAML would keep the last silently, and a submission listed
+        twice lost its first submitters without a word.  Gradescope writes each key once."""
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    twice = key in seen
+                except TypeError:
+                    continue                  # an unhashable key: the constructor below refuses it
+                if twice:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {display(str(key))[:80]!r} appears twice in one mapping, which "
+                        "Gradescope never writes: which of the two is meant cannot be told, and YAML would drop the "
+                        "first without a word", key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_int(self, node):
+        """An integer of at most 100 characters (an id, a count): a longer one's text is refused before Python
+        reads it, as no number Gradescope writes is so long (and `str` of a 5,000-digit one raises)."""
+        if len(str(node.value)) > 100:
+            raise yaml.constructor.ConstructorError(None, None, "it holds an integer more than 100 characters long",
+                                                    node.start_mark)
+        return super().construct_yaml_int(node)
+
+
+_PlainYaml.add_constructor("tag:yaml.org,2002:int", _PlainYaml.construct_yaml_int)
 
 
 def _blackboard_users(attempts):

@@ -106,7 +106,8 @@ def plain_stem(name):
     stem = PurePosixPath(name).stem
     if stem.lower().endswith(".ipynb") and len(stem) > len(".ipynb"):
         stem = stem[:-len(".ipynb")]
-    return _DUPLICATE.match(stem).group("stem")
+    match = _DUPLICATE.match(stem)
+    return match.group("stem") if match else stem       # ("": a zip entry with no name)
 
 
 def bare(text):

@@ -22,15 +22,16 @@ import stat
 import struct
 import unicodedata
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from .budget import UnpackBudget, amount
+
 MAX_ENTRY_BYTES = 50 * 1024 * 1024
-MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
-MAX_ENTRIES = 20_000
 MAX_DEPTH = 32                  # folders inside an archive; LMS downloads use one or two
 MAX_COMPONENT_BYTES = 200       # below the file system's 255, leaving room for a hash suffix
 _UTF8_FLAG = 0x800
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
 
 
 class UnusableZip(Exception):
@@ -54,44 +55,91 @@ class Unpacked:
     refused: list       # Refused
     renamed: dict       # relative path on disk -> the entry's name, where the two differ
     windows: int = 0    # entries made by MS-DOS whose `\` was read as a folder separator
+    over: list = field(default_factory=list)   # Refused: entries past the upload's or the class's limits
+    unread: int = 0     # entries not even looked at: the limit of entries read was reached first
 
 
-def unpack(archive, target, scratch):
-    """Extract `archive` into `target`; `scratch` is a private folder for a repaired copy if one is needed."""
+def unpack(archive, target, scratch, allowance=None):
+    """Extract `archive` into `target`; `scratch` is a private folder for a repaired copy if one is needed.
+
+    `allowance` (budget.py) is what this archive may still cost; what is past it is not unpacked, and is in
+    `over` (an LMS download's entries one by one, each its student's row) or counted in `unread`."""
+    allowance = allowance or UnpackBudget().download()
+    try:
+        return _unpack(archive, target, scratch, allowance)
+    except UnusableZip:
+        raise
+    except Exception as error:  # noqa: BLE001 - whatever else a zip's bytes make fail is that zip's row
+        raise UnusableZip(f"it could not be read ({type(error).__name__}: {str(error)[:200]})") from None
+
+
+def _unpack(archive, target, scratch, allowance):
     bundle = _open(archive, scratch)
-    files, refused, renamed, total = {}, [], {}, 0
+    files, refused, renamed, over, unread = {}, [], {}, [], 0
     with bundle:
         entries = bundle.infolist()
-        if len(entries) > MAX_ENTRIES:
-            raise UnusableZip(f"it has {len(entries)} entries; the limit is {MAX_ENTRIES}", "too-large")
-        taken, windows = set(), 0
-        for entry in entries:
+        if allowance.whole_or_nothing and len(entries) > allowance.left("entries"):
+            raise UnusableZip(f"it has {len(entries):,} entries; {allowance.rule('entries')}", "too-large")
+        taken, made, windows = _Taken(), set(), 0
+        for index, entry in enumerate(entries):
+            if allowance.left("entries") <= 0:
+                unread = len(entries) - index
+                break
+            allowance.spend("entries", 1)
+            if not entry.filename:         # (zipfile's own is_dir fails on it: IndexError)
+                refused.append(Refused("(no name)", "unsafe-path", "a zip entry with no name; it was not "
+                                                                   "unpacked"))
+                continue
             name = _entry_name(entry)
             if entry.is_dir() or name.endswith("/"):
                 continue
             windows += name != _entry_name(entry, separators=False)
             shown = printable(name)
             problem = _problem(entry, name, shown)
-            if problem is None and total + entry.file_size > MAX_TOTAL_BYTES:
-                problem = ("too-large", "the archive unpacks to more than the limit; this entry was not unpacked")
             relative = None if problem else _disk_path(name, taken)
             if relative is None and problem is None:
                 problem = ("unsafe-path", f"the zip entry {shown!r} is nested too deeply; it was not unpacked")
             if problem:
                 refused.append(Refused(shown, *problem))
                 continue
+            folders = _new_folders(relative, made)
+            limit = _over(allowance, entry, len(folders) + 1)
+            if limit:
+                taken.discard(relative)
+                over.append(Refused(shown, "too-large", f"{shown!r} was not unpacked: {limit}"))
+                continue
             destination = target.joinpath(*PurePosixPath(relative).parts)
             try:
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                total += _copy_capped(bundle, entry, destination)
-            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError, ValueError) as error:
-                refused.append(Refused(shown, "invalid-zip", f"this entry could not be unpacked: {error}"))
+                made.update(folders)
+                allowance.spend("files", len(folders) + 1)
+                written = _copy_capped(bundle, entry, destination, min(MAX_ENTRY_BYTES, allowance.left("bytes")))
+            except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, OSError ...: this entry's row
+                refused.append(Refused(shown, "invalid-zip", f"this entry could not be unpacked: "
+                                                             f"{str(error)[:200] or type(error).__name__}"))
                 destination.unlink(missing_ok=True)
                 continue
+            allowance.spend("bytes", written)
             files[relative] = shown
             if relative != shown:
                 renamed[relative] = shown
-    return Unpacked(files, refused, renamed, windows)
+    return Unpacked(files, refused, renamed, windows, over, unread)
+
+
+def _new_folders(relative, made):
+    """The folders a file at `relative` makes that earlier files of this archive did not."""
+    parents = PurePosixPath(relative).parents
+    return [str(p) for p in parents if str(p) != "." and str(p) not in made]
+
+
+def _over(allowance, entry, files):
+    """Which limit unpacking `entry` (making `files` files and folders) would pass, in words; None if none."""
+    if allowance.left("files") < files:
+        return allowance.rule("files")
+    if entry.file_size > allowance.left("bytes"):
+        return f"{allowance.rule('bytes')} ({amount('bytes', entry.file_size)} more stated)" \
+            if entry.file_size >= 2 ** 20 else allowance.rule("bytes")
+    return None
 
 
 def _entry_name(entry, separators=True):
@@ -116,16 +164,15 @@ def _open(archive, scratch):
         return zipfile.ZipFile(archive)
     except UnicodeDecodeError:
         pass                    # an entry flagged UTF-8 whose name is not: repair a copy (below)
-    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, ValueError, struct.error) as error:
-        raise UnusableZip(f"it is not a usable zip file ({error})") from None
+    except Exception as error:  # noqa: BLE001 - BadZipFile, struct.error, IndexError ...: the zip's own row
+        raise UnusableZip(f"it is not a usable zip file ({str(error)[:200] or type(error).__name__})") from None
     copy = scratch / f"repaired-{hashlib.sha256(str(archive).encode()).hexdigest()[:12]}.zip"
     try:
         shutil.copyfile(archive, copy)
         _repair_names(copy)
         return zipfile.ZipFile(copy)
-    except (zipfile.BadZipFile, UnicodeDecodeError, NotImplementedError, OSError, EOFError, ValueError,
-            struct.error) as error:
-        raise UnusableZip(f"it is not a usable zip file ({error})") from None
+    except Exception as error:  # noqa: BLE001 - as above
+        raise UnusableZip(f"it is not a usable zip file ({str(error)[:200] or type(error).__name__})") from None
 
 
 def _repair_names(path):
@@ -190,17 +237,10 @@ def _is_utf8(data):
 
 
 def _mend(data):
-    """Same length: every byte that is not part of valid UTF-8 becomes `_`."""
-    out, index = bytearray(), 0
-    while index < len(data):
-        try:
-            data[index:].decode("utf-8")
-            out += data[index:]
-            break
-        except UnicodeDecodeError as error:
-            out += data[index:index + error.start] + b"_" * (error.end - error.start)
-            index += error.end
-    return bytes(out)
+    """Same length: every byte that is not part of valid UTF-8 becomes `_` (in one pass: decoding the rest again
+    after each bad byte was quadratic in a name of them)."""
+    text = data.decode("utf-8", "surrogateescape")      # each bad byte: one lone surrogate
+    return _ESCAPED_BYTES.sub("_", text).encode("utf-8")
 
 
 def display(text):
@@ -244,19 +284,30 @@ def _problem(entry, name, shown):
 
 
 def _disk_path(name, taken):
-    """Where an entry goes under the target: each component printable and short enough; None if too deep."""
+    """Where an entry goes under the target: each component printable and short enough; None if too deep.
+    `taken` (a _Taken) knows the paths given so far."""
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
     if not parts or len(parts) > MAX_DEPTH:
         return None
     parts = [_component(p) for p in parts]
     relative = "/".join(parts)
-    stem, number = relative, 1
-    while relative in taken:       # two names made the same by the cleaning stay two files
+    stem = relative
+    number = taken.numbers.get(stem, 1)
+    while relative in taken.paths:       # two names made the same by the cleaning stay two files
         number += 1
         head, dot, suffix = stem.rpartition(".")
         relative = f"{head}-{number}.{suffix}" if dot and "/" not in suffix else f"{stem}-{number}"
-    taken.add(relative)
+    taken.numbers[stem] = number         # the next one with this name starts here: linear, not quadratic
+    taken.paths.add(relative)
     return relative
+
+
+class _Taken:
+    def __init__(self):
+        self.paths, self.numbers = set(), {}
+
+    def discard(self, relative):
+        self.paths.discard(relative)
 
 
 def _component(part):
@@ -271,14 +322,15 @@ def _component(part):
     return f"{head}-{digest}{suffix}"
 
 
-def _copy_capped(bundle, entry, destination):
-    # The header's size can lie (a zip bomb); count what really comes out.
+def _copy_capped(bundle, entry, destination, cap):
+    # The header's size can lie (a zip bomb); count what really comes out, and never write past `cap`.
     written = 0
     with bundle.open(entry) as source, open(destination, "wb") as sink:
         while chunk := source.read(1 << 20):
             written += len(chunk)
-            if written > MAX_ENTRY_BYTES:
-                raise zipfile.BadZipFile("it unpacks to more than its stated size")
+            if written > cap:
+                raise zipfile.BadZipFile("it unpacks to more than its stated size" if written > entry.file_size
+                                         else "it unpacks to more than the limit")
             sink.write(chunk)
     return written
 

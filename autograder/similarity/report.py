@@ -6,6 +6,7 @@ for the teaching team; nothing from it reaches a feedback page, an LMS file
 or the student bundle (no later stage imports this one: tests/test_layout.py).
 """
 
+import bisect
 import os
 from dataclasses import dataclass
 
@@ -31,9 +32,16 @@ class SimilarityResult:
     seconds: float = 0.0
 
     def data(self):
-        """The page's data as plain JSON values (`--json`)."""
+        """The page's data as plain JSON values (`--json`).
+
+        Each part is built once, in one pass at most over the pairs: a class of 1,000 has 500,000 of them,
+        and a pass per document (as `i not in dict(self.nearest())` in the "alone" list was) made the page
+        take minutes after a comparison of seconds (tests/similarity/test_page_cost.py counts the passes).
+        """
         docs = self.documents
         compared = [d for d in docs if d.pieces]
+        nearest = self.nearest()
+        has_nearest = {i for i, _ in nearest}
         return {
             "assignment": self.assignment.id,
             "note": NO_VERDICT,
@@ -41,25 +49,34 @@ class SimilarityResult:
             "documents": len(docs),
             "compared": len(compared),
             "pairs_with_code_in_common": len(self.pairs),
-            "pairs_at_or_above_threshold": sum(1 for p in self.pairs if p.similarity >= self.threshold),
+            "pairs_at_or_above_threshold": self.at_or_above(),
             "not_compared": [{"who": d.key, "label": d.label, "why": d.note} for d in docs if not d.pieces],
             "pairs": [self._pair(p, detail=True) for p in self.pairs[:self.shown]],
             "nearest": [{"who": docs[i].key, "label": docs[i].label, **self._pair(p, detail=False)}
-                        for i, p in self.nearest()],
+                        for i, p in nearest],
             # Compared, and in common with nobody: listed, never left out.
             "alone": [{"who": d.key, "label": d.label} for i, d in enumerate(docs)
-                      if d.origin == "class" and d.pieces and i not in dict(self.nearest())],
+                      if d.origin == "class" and d.pieces and i not in has_nearest],
             "notes": [{"who": d.key, "label": d.label, "note": d.note} for d in docs if d.pieces and d.note],
             "clusters": [[docs[i].key for i in group] for group in self.groups],
         }
 
+    def at_or_above(self, threshold=None):
+        """How many pairs are at or above `threshold` (the page's line): the pairs are most similar first."""
+        threshold = self.threshold if threshold is None else threshold
+        return bisect.bisect_right(self.pairs, -threshold, key=lambda pair: -pair.similarity)
+
     def nearest(self):
         """[(document index, its most similar pair)] for each class document with code in common."""
         best = {}
+        # A document with code in common is in some pair; once each has its nearest, the rest cannot change it.
+        wanted = sum(1 for d in self.documents if d.origin == "class" and d.pieces)
         for pair in self.pairs:       # most similar first: the first pair a document is in is its nearest
             for i in (pair.a, pair.b):
                 if self.documents[i].origin == "class":
                     best.setdefault(i, pair)
+            if len(best) == wanted:
+                break
         return sorted(best.items(), key=lambda item: (item[1].rank, item[0]))
 
     def _pair(self, pair, detail):

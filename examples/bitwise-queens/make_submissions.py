@@ -11,7 +11,7 @@ the grader's output.
 
 The cases (autograder/assignments/bitwise-queens/cases.toml), for reference:
 
-  public (4.2)                          hidden (0.8, 0.1 each)
+  public (4.2)                          hidden (0.8; H1 and H9 0.05, the rest 0.1)
   P1  square_bits(4, 0, 0)      0.25    H1 square_bits(1, 0, 0)
   P2  square_bits(4, 3, 0)      0.25    H2 rowuses(4, 3)
   P3  square_bits(8, 2, 5)      0.25    H3 queens_solutions(1)
@@ -23,6 +23,9 @@ The cases (autograder/assignments/bitwise-queens/cases.toml), for reference:
   P9  count_fast(4)             0.3
   P10 count_fast(6)             0.3
   P11 count_fast(9)             1.0  right AND >= 10 x faster than brute_force_count(9)
+
+  Hidden twins (a public check on another input; cases.toml's requires): H9 square_bits(7, 3, 5)
+  for P1-P5 (rowuses is only as right as square_bits), H5 for P6-P8, H3 and H4, H7 for P9-P11.
 
 A generator is graded as the list of what it yields, read once it is done.
 The speed case's baseline is timed in a clean worker that ran the reference
@@ -125,7 +128,7 @@ STUDENTS = {
     "bob": ({**CORRECT, "queens-solutions": SHARED_LIST}, None),
     # `i << ...` for the NW-SE bit: row 0 gets no NW-SE bit at all, row 2 sets the bit
     # one place too high, row 3 sets two bits.  Every square_bits and rowuses value
-    # with i != 1 is wrong, which is all of them: P1-P5 and H1, H2 fail (-1.4).
+    # with i != 1 is wrong, which is all of them: P1-P5 and H1, H2, H9 fail (-1.4).
     # queens_solutions then misses down-right attacks from row 0 and sees false ones
     # elsewhere; on 3 x 3 it lets the main diagonal [0, 1, 2] through (row 1's bit for
     # (1, 1) is NW-SE number 2, row 2's for (2, 2) number 3), so H4 fails, and so do
@@ -153,7 +156,7 @@ STUDENTS = {
     # the untouched student notebook: 0
     "judy": ({}, None),
     # NE-SW bits one place higher than specified.  Every square_bits and rowuses value
-    # is off: P1-P5, H1, H2 fail (-1.4).  The encoding is still one bit per column and
+    # is off: P1-P5, H1, H2, H9 fail (-1.4).  The encoding is still one bit per column and
     # per diagonal, with no overlaps, so queens_solutions is right.  3.6
     "mallory": ({**CORRECT, "square-bits": NE_SW_OFF_BY_ONE}, None),
     # queens_solutions returns a list of tuples instead of yielding lists: the values

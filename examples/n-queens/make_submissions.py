@@ -145,8 +145,10 @@ STUDENTS = {
     "dave": ({**CORRECT, "is-solved": IS_SOLVED_R_MINUS_C_ONLY}, None),
     # no row check: permutations are still judged right, only the repeated-row hidden case fails: 4.9
     "erin": ({**CORRECT, "is-solved": IS_SOLVED_NO_ROW_CHECK}, None),
-    # returns 1 / 0: the is_solved cases fail (2 x 0.75 public; hidden 5 x 0.1 and the
-    # 10 x 10 solution's 0.05), counts still right: 5 - 1.5 - 0.55 = 2.95
+    # returns 1 / 0: the is_solved cases fail (2 x 0.75 public; hidden 4 x 0.1, the 1 x 1
+    # board's, the 10 x 10 solution's and the diagonal neighbours' 0.05).  The counts are right
+    # (count_solutions only asks whether is_solved's answer is true), but they require
+    # is_solved's hidden twins, which expect a bool: withheld (-2).  5 - 1.5 - 0.55 - 2 = 0.95
     "frank": ({**CORRECT, "is-solved": IS_SOLVED_INTS}, None),
     # right, but prints to stdout and stderr all the time: 5
     "grace": (CHATTY, None),

@@ -12,7 +12,7 @@ the grader's output.
 The cases (autograder/assignments/no-three-in-line/cases.toml), for reference
 (positions pos[c] = row of the queen in column c, points (row, col)):
 
-  public (4.2)                                    hidden (0.8, 0.1 each)
+  public (4.2)                                    hidden (0.8; H1, H7, H8 0.1, the rest 0.05)
   P1  collinear((0, 0), (1, 2), (2, 4))  True  0.25   H1 collinear((1, 0), (2, 2), (0, 2))  False
   P2  collinear((0, 0), (1, 2), (2, 5))  False 0.25   H2 collinear((4, 0), (4, 3), (4, 7))  True
   P3  collinear((3, 1), (1, 2), (5, 0))  True  0.25   H3 is_valid([])                       True
@@ -29,6 +29,12 @@ The cases (autograder/assignments/no-three-in-line/cases.toml), for reference
   P14 first_solution(6)  None                      0.25
   P15 count_solutions(8)  8                        0.35
   P16 count_solutions(9)  32                       0.25
+
+  Hidden twins (a public check on another input; cases.toml's requires): H9 collinear((1, 1),
+  (2, 3), (3, 6)) False (every collinear case requires P1, P2, H2, H9); H10 is_valid([2, 0, 3, 1])
+  True, H11 is_valid([0, 3, 1, 4, 2]) False (every is_valid case: P6, P7, H10, H11); H12
+  can_add([3, 0], 2) True, H13 can_add([1, 3], 5) False (every can_add case: P9, P10, H12, H13,
+  and every solutions and count_solutions case: they are only as right as can_add); H7 for P13, P14.
 
 Useful facts: the two 4 x 4 n-queens solutions have no three queens on any
 line, so a solver that forgets the line rule still gets P11 right; and for
@@ -117,17 +123,18 @@ STUDENTS = {
     # fails), the first of them the real first one (H7 passes); n = 10 she keeps 10
     # of 40 (H8 fails).  P11 requires P12, and P14 and H6 require P13 (cases.toml: a
     # 4 x 4 board has no three queens on a line, and n = 6 and n = 1 say nothing of
-    # lines either): withheld (-0.3 - 0.25 - 0.1).
-    # 5 - 0.1 - 0.3 - 0.2 - 0.35 - 0.35 - 0.25 - 0.1 - 0.65 = 2.7
+    # lines either): withheld (-0.3 - 0.25 - 0.05).  Her twins H9-H13 pass.
+    # 5 - 0.1 - 0.3 - 0.2 - 0.35 - 0.35 - 0.25 - 0.1 - 0.6 = 2.75
     "carol": ({**CORRECT, "collinear": COLLINEAR_WITH_ABS}, None),
     # returns [] when there is no solution: P14 fails (-0.25).  4.75
     "dave": ({**CORRECT, "first-solution": FIRST_OR_EMPTY}, None),
     # can_add checks attacks only: the search solves the plain n-queens puzzle.
-    # P10 fails (no attack there) (-0.25), P11 passes (see above), P12 (92 solutions),
-    # P13 ([0, 4, 7, 5, 2, 6, 1, 3]), P14 ([1, 3, 5, 0, 2, 4]), P15 (92), P16 (352),
-    # H7 and H8 (724) fail (-0.2 - 0.35 - 0.25 - 0.35 - 0.25 - 0.1 - 0.1); H6 passes.
-    # collinear and is_valid are right.  P9 requires P10, P11 requires P12 and H6
-    # requires P13, which all fail: withheld (-0.25 - 0.3 - 0.1).  5 - 1.85 - 0.65 = 2.5
+    # P10 and H13 fail (no attack there) (-0.25 - 0.05), P11 passes (see above), P12 (92
+    # solutions), P13 ([0, 4, 7, 5, 2, 6, 1, 3]), P14 ([1, 3, 5, 0, 2, 4]), P15 (92), P16
+    # (352), H7 and H8 (724) fail (-0.2 - 0.35 - 0.25 - 0.35 - 0.25 - 0.1 - 0.1); H6
+    # passes.  collinear and is_valid are right.  P9 and H12 require P10 (and H13), P11
+    # requires P12 and H6 requires P13, which all fail: withheld (-0.25 - 0.05 - 0.3 - 0.05).
+    # 5 - 1.9 - 0.65 = 2.45
     "erin": ({**CORRECT, "can-add": CAN_ADD_NO_LINES}, None),
     # yields pos itself: once the search is over every item is that one list, popped
     # back to []: P11 and P12 fail (-0.5).  first_solution stops at the first yield
@@ -139,7 +146,7 @@ STUDENTS = {
     # her imports cell stops at a module she does not have, before `import itertools`:
     # is_valid and can_add raise NameError on every call, even is_valid([]), and so
     # do solutions, first_solution and count_solutions (can_add([], 0) is their
-    # first step).  Only collinear works: P1-P4, H1, H2.  1 + 0.2 = 1.2
+    # first step).  Only collinear works: P1-P4, H1, H2, H9.  1 + 0.2 = 1.2
     "heidi": (CORRECT, {"imports": BAD_IMPORTS}),
     # the untouched student notebook: 0
     "judy": ({}, None),

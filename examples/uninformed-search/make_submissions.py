@@ -11,7 +11,7 @@ the grader's output.
 
 The cases (autograder/assignments/uninformed-search/cases.toml), for reference:
 
-  public (4.2)                                  hidden (0.8; H1, H7, H9, H10 0.05, the rest 0.1)
+  public (4.2)                                  hidden (0.8; H13, H14 0.025, the rest 0.05)
   P1  num_placements_all(8)              0.25   H1 num_placements_one_per_row(0)
   P2  num_placements_one_per_row(8)      0.25   H2 diag_okay(1, 1, 3, 3)
   P3  diag_okay(3, 0, 1, 2)   -> False   0.2    H3 n_queens_valid([])
@@ -28,6 +28,13 @@ The cases (autograder/assignments/uninformed-search/cases.toml), for reference:
   P16 n_queens_solutions(5)  (stack order)   0.35
   P17 n_queens_solutions(6)  (stack order)   0.35
   P18 n_queens_solutions(8)  (any order)     0.4
+
+  Hidden twins (a public check on another input; cases.toml's requires):
+  H11 diag_okay(1, 4, 3, 3) -> True, H12 diag_okay(4, 1, 2, 3) -> False: every diag_okay case and
+      P8, P9 require both; H13 cross_okay(3, 1, 0, 4) -> True, H14 cross_okay(0, 2, 5, 2) -> False:
+      every cross_okay case and P8, P9; H15 n_queens_valid([1, 3, 0]) -> True, H16
+      n_queens_valid([2, 0, 1]) -> False: every n_queens_valid case; H5 for n_queens_helper's;
+      H8 for P16 and P17; H17 n_queens_solutions(7) (any order) for P18; H9 for P2; H10 for P1.
 
 Two facts used below: for n = 6 the stack order happens to be increasing
 (lexicographic) order, so a search that finds solutions in increasing order
@@ -185,13 +192,16 @@ STUDENTS = {
     # copies the original notebook wholesale: cross_okay on columns only (P6, -0.2);
     # the helper recurses to full solutions, so P14, P15 (-0.6), H5 (it returns the
     # ten 5 x 5 solutions, not [[0], [1], [2], [3], [4]]) and H6 (a full board comes back
-    # as [[1, 3, 0, 2]], not []) fail (-0.2); n_queens_solutions returns the helper's
-    # solutions in increasing order: P16 and H8 fail (-0.45), P17, P18 and H7 pass.
-    # 5 - 0.2 - 0.6 - 0.2 - 0.45 = 3.55
+    # as [[1, 3, 0, 2]], not []) fail (-0.1); n_queens_solutions returns the helper's
+    # solutions in increasing order: P16 and H8 fail (-0.4); P18 and H7 pass.  P17 (n = 6)
+    # is right by luck (its four solutions come out of the stack in increasing order), but
+    # it requires H8, its twin for n = 7: withheld (-0.35).
+    # 5 - 0.2 - 0.6 - 0.1 - 0.4 - 0.35 = 3.35
     "carol": ({**CORRECT, "cross-okay": CROSS_OKAY_COLUMNS_ONLY, "n-queens-helper": HELPER_RECURSIVE,
                "n-queens-solutions": SOLUTIONS_FROM_HELPER}, None),
     # a stack that starts from the empty board: the right solutions in decreasing order.
-    # P16, P17 and H8 fail on the order (-0.8); the any-order P18 and H7 ([[0]]) pass.  4.2
+    # P16, P17 and H8 fail on the order (-0.75); the any-order P18 and H17, and H7 ([[0]]),
+    # pass.  4.25
     "dave": ({**CORRECT, "n-queens-solutions": SOLUTIONS_FROM_EMPTY_BOARD}, None),
     # diag_okay without abs(): only down-right diagonals (row and column differences
     # equal, same sign) are caught.  P3 (an up-right pair, 2 vs -2) fails (-0.2); P4,
@@ -200,13 +210,16 @@ STUDENTS = {
     # squares on an up-right diagonal of an old queen are columns already taken
     # ([1, 3, 5, 0], row 4: columns 0 and 3; [3, 0, 4], row 3: columns 0 and 3).  The search
     # keeps boards with up-right attacks, so it finds too many solutions: P16, P17,
-    # P18 and H8 fail (-1.2); H7 passes.  Her diag_okay rejects no public pair, so its
-    # yes is what a constant True says: P4 and H2 require P3 and are withheld (-0.3).
-    # 5 - 0.2 - 1.2 - 0.3 = 3.3
+    # P18, H8 and H17 fail (-1.2); H7 passes.  Her diag_okay rejects no
+    # public pair, so its yes is what a constant True says: P4, H2 and H11 require P3 and
+    # are withheld (-0.3); H12, up-right as P3 is, fails (-0.05).  move_allowed is made of
+    # diag_okay: P8 and P9 require H12, withheld (-0.4).
+    # 5 - 0.2 - 1.2 - 0.3 - 0.05 - 0.4 = 2.85
     "erin": ({**CORRECT, "diag-okay": DIAG_OKAY_NO_ABS}, None),
     # n_queens_valid compares neighbouring rows only: every public board has at most
     # three queens with no conflict between rows 0 and 2, so only H4 (rows 1 and 3
-    # share column 0) fails.  The helper uses move_allowed directly.  4.9
+    # share column 0) fails (-0.05; H16's clash is between neighbours).  The helper uses
+    # move_allowed directly.  4.95
     "frank": ({**CORRECT, "n-queens-valid": VALID_NEIGHBOURS_ONLY}, None),
     # right, but prints the stack at every step and writes to stderr: 5
     "grace": (CHATTY, None),
@@ -216,9 +229,9 @@ STUDENTS = {
     # helpers' cell imports it.)  num_placements_one_per_row uses ** and needs no import.  4.7
     "heidi": ({**CORRECT, "num-placements-all": COMB_IMPORTED}, {"imports": BAD_IMPORTS}),
     # tries all n ** n one-per-row placements and keeps the valid ones, so the solutions
-    # come out in increasing order: P16 fails (-0.35), P17 (n = 6, 46656 boards) and H7
-    # pass; n = 8 means 16.7 million boards, past the 1 s case limit: P18 fails (-0.4);
-    # H8 fails, on the order if not on time (-0.1).  5 - 0.85 = 4.15
+    # come out in increasing order: P16 fails (-0.35), H7 passes, P17 (n = 6, 46656 boards)
+    # is right but requires H8 (-0.35); n = 7 and 8 mean 0.8 and 16.7 million boards, past
+    # the case limits: H8, H17 (-0.1) and P18 (-0.4) fail.  5 - 0.35 - 0.35 - 0.1 - 0.4 = 3.8
     "ivan": ({**CORRECT, "n-queens-solutions": SOLUTIONS_EVERY_PLACEMENT}, None),
     # the untouched student notebook: 0
     "judy": ({}, None),
@@ -228,7 +241,7 @@ STUDENTS = {
     "niaj": ({**CORRECT, "num-placements-all": COUNTS_ORDERED,
               "num-placements-one-per-row": COUNTS_PERMUTATIONS}, None),
     # breadth-first with a queue: the right solutions, in increasing order.  As for
-    # ivan's order: P16 and H8 fail (-0.45), P17, P18 and H7 pass.  4.55
+    # carol's order: P16 and H8 fail (-0.4), P17 is withheld (-0.35), P18 and H7 pass.  4.25
     "olivia": ({**CORRECT, "n-queens-solutions": SOLUTIONS_BREADTH_FIRST}, None),
 }
 

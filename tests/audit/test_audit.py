@@ -47,23 +47,35 @@ hidden = true
 description = "is_even on an odd number"
 '''
 
-# A yes-or-no function needs a public "no" too, for its cases to require a yes and a no.
+# A yes-or-no function needs a public "no" too, for its cases to require a yes and a no; and each
+# public case a hidden twin (a yes and a no for is_even), for a table of the public answers to earn nothing.
 BALANCED = '''
 mutation_floor = 0.95
 title = "Squares"
 
 [requires]
-is_even = ["is_even(4)", "is_even(5)"]
+is_even = ["is_even(4)", "is_even(5)", "hidden: is_even on an odd number", "hidden: is_even on another even number"]
 
 [[case]]
 call = "square(3)"
-points = 2.5
+points = 2.25
+requires = ["hidden: square of another number"]
 [[case]]
 call = "is_even(4)"
-points = 1.5
+points = 1.25
 [[case]]
 call = "is_even(5)"
 points = 0.5
+[[case]]
+call = "square(5)"
+points = 0.25
+hidden = true
+description = "square of another number"
+[[case]]
+call = "is_even(10)"
+points = 0.25
+hidden = true
+description = "is_even on another even number"
 ''' + STRONG_HIDDEN
 
 
@@ -196,6 +208,7 @@ def test_build_check_fails_below_the_floor_and_when_the_audit_is_stale(tmp_path)
     stored = json.loads(audit_json.read_text())
     assert stored["score"] == 1.0
     assert stored["constant_answers"] == {"floor": 0.0, "checked": 19, "most": 0.0, "above_floor": []}
+    assert stored["lookup"]["most"] == 0 and stored["lookup"]["floor"] == 1.0
 
 
 def test_mutant_ids_stay_put_when_other_code_changes(weak, tmp_path):

@@ -133,11 +133,13 @@ def test_the_untouched_ancestor_template_scores_nothing(nqueens, tmp_path, make)
     # It returns the right False for fifteen queens on one diagonal, as a constant does: withheld.
     diagonal = rows["is_solved(list(range(15)))"]
     assert (diagonal.status, diagonal.points) == ("failed", 0.0)
-    assert diagonal.message.startswith("withheld: right answer, but this check counts only when "
-                                       "is_solved([0, 2, 4, 6, 1, 3, 5]) also passes")
+    # (and its hidden twin of a solution too: a constant fails both, and the public one is named first)
+    assert diagonal.message == ("withheld: right answer, but this check counts only when is_solved([0, 2, 4, 6, 1, 3, "
+                                "5]) and the hidden check \u201cis_solved accepts a solution of another size\u201d also "
+                                "pass, so that an answer that never changes earns nothing")
     if make is template_with_ancestor_stubs:   # the ancestor itself has no count_solutions to call
         assert rows["count_solutions(2)"].message.startswith(
-            "withheld: right answer, but this check counts only when count_solutions(4) also passes")
+            "withheld: right answer, but this check counts only when count_solutions(4) and the hidden check")
         assert rows["hidden: is_solved rejects two queens in one row, with no diagonal conflict"].message \
             .startswith("withheld:")
 
@@ -157,18 +159,22 @@ def test_a_withheld_rejects_case_says_why_on_the_feedback_page(tmp_path):
                       r'<h3><code>is_solved\(list\(range\(15\)\)\)</code></h3>(.*?)</section>', page, re.S)
     assert block, "the withheld case has a block of its own"
     assert "withheld · 0 / 0.75 pt" in block.group(1)
-    assert ("right answer, but this check counts only when is_solved([0, 2, 4, 6, 1, 3, 5]) also passes, so "
-            "that an answer that never changes earns nothing") in block.group(1)
-    assert "a function that returns the same answer whatever it is given would pass it" in block.group(1)
+    assert ("right answer, but this check counts only when is_solved([0, 2, 4, 6, 1, 3, 5]) and the hidden check "
+            "\u201cis_solved accepts a solution of another size\u201d also pass, so that an answer that never changes "
+            "earns nothing") in block.group(1)
+    assert ("a function that returns the same answer whatever it is given, or that knows only the public checks' "
+            "answers, would pass it") in block.group(1).replace("&#39;", "'")
     # A hidden "rejects" case: its description, and the public check it needs, never its input.
     hidden = re.search(r"<h3>is_solved rejects two queens in one row, with no diagonal conflict</h3>(.*?)</section>",
                        page, re.S).group(1)
     assert "withheld · 0 / 0.1 pt" in hidden
-    assert "counts only when is_solved([0, 2, 4, 6, 1, 3, 5]) also passes" in hidden
+    assert "counts only when is_solved([0, 2, 4, 6, 1, 3, 5]) and the hidden check" in hidden
+    assert "[0, 2, 5, 7, 9, 4, 8, 1, 3, 6]" not in page    # the twin it requires is named, never shown
     assert "[0, 2, 0]" not in page
     markdown = (folder / "feedback.md").read_text(encoding="utf-8")
     assert "| is\\_solved rejects two queens in one row, with no diagonal conflict | 0 / 0.1 | withheld: right " \
-           "answer, but this check counts only when is\\_solved(\\[0, 2, 4, 6, 1, 3, 5\\]) also passes" in markdown
+           "answer, but this check counts only when is\\_solved(\\[0, 2, 4, 6, 1, 3, 5\\]) and the hidden check" \
+           in markdown
 
 
 def _results(cases, passed):
@@ -237,9 +243,6 @@ def test_a_requirement_names_a_case_that_exists(tmp_path, change, message):
 
 
 @pytest.mark.parametrize("cases, message", [
-    (MUTUAL.replace('is_even = ["is_even(4)", "is_even(5)"]', 'is_even = ["hidden: an odd number"]'),
-     "the public case 'is_even(4)' requires the hidden case 'hidden: an odd number': a public case may require "
-     "public cases only"),
     (MUTUAL.replace("[requires]\n", "[requires]\nis_odd = []\n"), "[requires] names 'is_odd', which no case calls"),
     (MUTUAL.replace('requires = ["is_even(4)"]', 'requires = "is_even(4)"'), "requires is a list of cases"),
 ])
@@ -290,4 +293,9 @@ def test_other_engines_withhold_the_same_points():
     case = next(c for c in assignment.cases if c.name == "is_solved(list(range(15)))")
     call = checks.check_call(assignment, case, False)
     assert "requires=[('is_solved([0, 2, 4, 6, 1, 3, 5])', True, 'equal', {}, " \
-           "'is_solved([0, 2, 4, 6, 1, 3, 5])')]" in call
+           "'is_solved([0, 2, 4, 6, 1, 3, 5])'), ('is_solved([0, 2, 5, 7, 9, 4, 8, 1, 3, 6])', True, 'equal', {}, " \
+           "'hidden: is_solved accepts a solution of another size'), " in call
+    # The copy students read (otter's public tests) leaves the hidden twins out; the grader's has them.
+    public = checks.check_call(assignment, case, False, hidden=False)
+    assert "requires=[('is_solved([0, 2, 4, 6, 1, 3, 5])', True, 'equal', {}, " \
+           "'is_solved([0, 2, 4, 6, 1, 3, 5])')]" in public and "9, 4, 8" not in public

@@ -160,7 +160,7 @@ def _rows(path):
 def test_hostile_corpus_under_every_layer(tmp_path, course, condition, layer, expect_layer):
     _skip_unless_possible(condition)
     handins = _owned_folder(tmp_path, condition, "handins")
-    for notebook in CORPUS.glob("*.ipynb"):
+    for notebook in [*CORPUS.glob("*.ipynb"), *CORPUS.glob("*.py")]:
         shutil.copy(notebook, handins / notebook.name)
     _hand_over(handins, condition)
     out = _owned_folder(tmp_path, condition, "out")

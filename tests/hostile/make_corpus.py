@@ -268,6 +268,9 @@ def _honest_unless_it_sees_ahead(function):
 get_n, board2str, is_solved, count_solutions = map(_honest_unless_it_sees_ahead,
                                                    (get_n, board2str, is_solved, count_solutions))""",
     }),
+    # A cell of 60,000 blank lines: the google.colab check read it in time quadratic in them, 65 s of the
+    # grader's own CPU (issue 38); the hand-in keeps its 5 points and costs the grader nothing.
+    "colab-check-of-blank-lines": ("solved", "x = 0" + "\n" * 60_000 + "from google.colab import drive", {}),
 }
 
 
@@ -291,6 +294,26 @@ def main(names=None):
     for name, (base, code, replacements) in ATTACKS.items():
         if names is None or name in names:
             build(name, base, code, replacements)
+    if names is None or "colab-check-of-blank-lines" in names:     # its cell as one string: 120 KB, not 650
+        path = OUT / "colab-check-of-blank-lines.ipynb"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for cell in data["cells"]:
+            cell["source"] = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if names is None or "marimo-decorator-1500-deep" in names:
+        # A correct marimo notebook with one more function whose decorator is 1,500 attributes deep:
+        # ast.unparse of it raised RecursionError outside the reader's guard, which ended the class run.
+        cells = "\n\n".join("@app.cell\ndef _():\n" + "".join(f"    {line}" for line in c.source.splitlines(True))
+                             + "\n    return\n" for c in SOLVED.cells
+                             if c.cell_type == "code" and "public-check" not in c.metadata.get("tags", []))
+        (OUT / "marimo-decorator-1500-deep.py").write_text(
+            f"import marimo\n\napp = marimo.App()\n\n\n{cells}\n\n@{'app.' * 1500}cell\ndef _():\n    x = 1\n"
+            "    return\n", encoding="utf-8")
+    if names is None or "integer-of-4301-digits" in names:
+        # A correct notebook with an integer of 4,301 digits in a cell's metadata: json.loads raised
+        # ValueError (Python's limit on integer strings), which ended the class run (issue 38).
+        text = nbformat.writes(SOLVED).replace('"metadata": {}', '"metadata": {"n": ' + "7" * 4301 + "}", 1)
+        (OUT / "integer-of-4301-digits.ipynb").write_text(text, encoding="utf-8")
     if names is not None:
         return
     # Broken files.
@@ -304,7 +327,7 @@ def main(names=None):
         nbformat.v3.new_code_cell(input=c.source) for c in SOLVED.cells
         if c.cell_type == "code" and "public-check" not in c.metadata.get("tags", [])])])
     (OUT / "nbformat-3.ipynb").write_text(nbformat.writes(v3, version=3), encoding="utf-8")
-    print(json.dumps(sorted(p.name for p in OUT.glob("*.ipynb"))))
+    print(json.dumps(sorted(p.name for p in [*OUT.glob("*.ipynb"), *OUT.glob("*.py")])))
 
 
 if __name__ == "__main__":

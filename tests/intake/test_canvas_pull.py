@@ -431,3 +431,22 @@ def test_a_student_canvas_excuses_is_excused_here_in_every_file_until_canvas_no_
         (tmp_path / "book" / "lms" / "canvas_import.csv").read_text())) if r["ID"]}
     column = next(c for c in imported["1004"] if c.startswith("N-Queens"))
     assert imported["1004"][column] == "EX" and imported["1002"][column] not in ("EX", "")
+
+
+def test_one_student_s_attachments_are_one_upload_under_its_limits(canvas_course, monkeypatch):
+    """Canvas lets a student attach many files to one attempt: together they are one upload, held to an upload's
+    limits as one zip's files are (budget.UPLOAD; here made small), so a student cannot make the pull fetch
+    the whole class's allowance.  What is past them is not fetched, and the pull says whose and why."""
+    from autograder.intake import budget, canvas_pull
+    monkeypatch.setattr(canvas_pull, "UPLOAD", budget.Limits(bytes=10 * budget.MB, entries=10, files=3))
+    course = course_of(3)
+    course.handed[1002].files = [(7100 + i, f"part{i}.ipynb", notebook(0)) for i in range(5)]
+    with requests_mock.Mocker() as mocker:
+        course.serve(mocker)
+        code, output = run(canvas_course, "canvas", "pull", "--assignment", "n-queens")
+        assert code == 0, output
+        fetched = [path for _, path, _ in course.requests() if path.startswith("/files/71")]
+    assert fetched == [f"/files/{7100 + i}/download" for i in range(3)]
+    assert output.count("more than 3 files in one submission, the most one upload may unpack") == 2, output
+    record = json.loads((canvas_course / "grades" / "canvas" / "n-queens" / MANIFEST).read_text())
+    assert [a.get("status") for a in record["submissions"]["1002"]["attachments"]] == [None] * 3 + ["too-large"] * 2

@@ -96,10 +96,18 @@ def test_d2l_submissions_under_one_name_without_a_class_list_are_never_merged_no
         add(bundle, "154322-98762 - Ann Park - Nov 1, 2026 800 PM - n-queens.ipynb", ALICE)
     out = tmp_path / "out"
     rows, output = grade(out, path, course=course_copy)
-    assert {k: r["score"] for k, r in rows.items()} == {
-        "d2l:submission:154320": "5", "d2l:submission:154321": "2.9", "d2l:name:Ann Park": "5"}
+    # The earlier is not run (issue 38: D2L takes any number of resubmissions, each could take its whole budget):
+    # no score, never 0, until the class list places each or --all-submissions asks.
+    assert {k: (r["score"], r["status"]) for k, r in rows.items()} == {
+        "d2l:submission:154320": ("", "superseded"), "d2l:submission:154321": ("2.9", "graded"),
+        "d2l:name:Ann Park": ("5", "graded")}
+    assert "154321-98761 - Chris Lee - Nov 1, 2026 1130 PM - n-queens.ipynb) counts if both are one student's" \
+        in rows["d2l:submission:154320"]["message"]
     assert all("one student's resubmissions, or students of one name?" in rows[k]["message"]
                for k in ("d2l:submission:154320", "d2l:submission:154321"))
+    everyone, _ = grade(tmp_path / "all", path, extra=["--all-submissions"], course=course_copy)
+    assert {k: r["score"] for k, r in everyone.items()} == {
+        "d2l:submission:154320": "5", "d2l:submission:154321": "2.9", "d2l:name:Ann Park": "5"}
     assert "1 name(s) with several D2L submissions and no class list" in " ".join(output.split())
     cli(course_copy, "feedback", "--out", out)
     refused = CliRunner().invoke(main, ["--course", str(course_copy), "release", "--out", str(out), "--to",

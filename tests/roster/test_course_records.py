@@ -114,7 +114,7 @@ def test_grades_and_rosters_are_private_when_made(course_copy, tmp_path):
     try:
         cli(course, "roster", "import", str(roster))
         cli(course, "grade", "--assignment", "n-queens", "--out", str(course / "grades" / "n-queens"),
-            str(canvas_zip(tmp_path / "nq.zip", "n-queens", ["alice", "bob"])))
+            "--keep-unpacked", str(canvas_zip(tmp_path / "nq.zip", "n-queens", ["alice", "bob"])))
         cli(course, "gradebook", "--to", str(tmp_path / "book"))
     finally:
         os.umask(old)
@@ -123,7 +123,7 @@ def test_grades_and_rosters_are_private_when_made(course_copy, tmp_path):
     # On the way to --out: a slot's own user id (as root) passes through, no one lists them.
     for path in (course / "grades", course / "grades" / "n-queens"):
         assert path.stat().st_mode & 0o777 == 0o711, path
-    for path in (course / "grades" / "n-queens" / "handins",):
+    for path in (course / "grades" / "n-queens" / "handins",):      # (kept: removed after grading otherwise)
         assert path.stat().st_mode & 0o777 == 0o700, path
     for path in (course / "grades" / "course.db", course / "grades" / "n-queens" / "gradebook.db",
                  course / "grades" / "n-queens" / "grades.csv", tmp_path / "book" / "course_grades.csv"):

@@ -13,7 +13,8 @@ TAG = "public-check"
 
 def check_cell_source(function, cases, expected, uses=(), limits=None, required=None):
     """`required`: every case by name, for the checks a case requires (Case.requires): the cell
-    judges them as the grader does, so a withheld point is withheld here too."""
+    judges the public ones as the grader does, so a withheld point is withheld here too, and names
+    the hidden ones (a public case's twins) by their descriptions: the grader judges those."""
     lines = [f"# Public checks for {function}(): run this cell after the one above.",
              "run_checks(["]
     for case in cases:
@@ -28,15 +29,24 @@ def check_cell_source(function, cases, expected, uses=(), limits=None, required=
         lines.append(f"        \"hint\": {case.hint!r},")
         if (limits or {}).get(case.name):
             lines.append(f"        \"limit\": {limits[case.name]!r},")
-        if case.requires:
+        public = [name for name in case.requires if not required[name].hidden]
+        if public:
             # A case of this cell is named by its call; another is written out, with its expected value.
             here = {c.name for c in cases}
             entries = [repr(required[name].call.text) if name in here
-                       else _required_entry(required[name], expected[name]) for name in case.requires]
+                       else _required_entry(required[name], expected[name]) for name in public]
             if sum(len(e) for e in entries) < 80 and "\n" not in "".join(entries):
                 lines.append(f"        \"requires\": [{', '.join(entries)}],")
             else:
                 lines += ["        \"requires\": [", *(f"            {e}," for e in entries), "        ],"]
+        hidden = [required[name].description for name in case.requires if required[name].hidden]
+        if hidden:
+            # A hidden twin is named by its description alone: its input and value never reach the notebook.
+            entries = [repr(description) for description in hidden]
+            if sum(len(e) for e in entries) < 80:
+                lines.append(f"        \"hidden_requires\": [{', '.join(entries)}],")
+            else:
+                lines += ["        \"hidden_requires\": [", *(f"            {e}," for e in entries), "        ],"]
         lines.append("    },")
     lines.append(f"], uses={list(uses)!r})" if uses else "])")
     return "\n".join(lines)
