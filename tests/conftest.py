@@ -1,8 +1,10 @@
+import fcntl
 import json
 import os
 import re
 import shutil
 import sys
+import types
 from pathlib import Path
 
 import nbformat
@@ -55,12 +57,20 @@ def nqueens_expected(nqueens):
 
 
 @pytest.fixture(scope="session")
-def build_check_of_the_course():
+def build_check_of_the_course(shared_folder):
     """`autograder build --check` of the course as it ships (course.toml still names the example repository):
-    it runs every assignment's reference, so the tests that read its verdict or its output share one run."""
+    it runs every assignment's reference, so the tests that read its verdict or its output share one run, across
+    pytest-xdist's workers too: the first to get here runs it, the others wait for its record and read it."""
     from click.testing import CliRunner
     from autograder.cli.main import main
-    return CliRunner().invoke(main, ["--course", str(ROOT), "build", "--check"])
+    record = shared_folder / "build-check-of-the-course.json"
+    with open(shared_folder / "build-check-of-the-course.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
+        if not record.exists():
+            result = CliRunner().invoke(main, ["--course", str(ROOT), "build", "--check"])
+            record.write_text(json.dumps({"exit_code": result.exit_code, "output": result.output,
+                                          "stdout": result.stdout, "stderr": result.stderr}))
+    return types.SimpleNamespace(**json.loads(record.read_text()))
 
 
 def copy_course(destination):

@@ -378,8 +378,10 @@ def problems_of(argv):
         if not script.exists():
             return [f"no script {args[0]}"]
         known = _argparse_options(script)
-        return [f"no option {w.split('=')[0]} of {args[0]}" for w in args[1:]
-                if w.startswith("-") and w.split("=")[0] not in known]
+        # After `--`, the command a script runs (benchmarks/stress.py): checked as a command of its own.
+        own, after = (args[1:args.index("--")], args[args.index("--") + 1:]) if "--" in args else (args[1:], [])
+        return [f"no option {w.split('=')[0]} of {args[0]}" for w in own
+                if w.startswith("-") and w.split("=")[0] not in known] + (problems_of(after) if after else [])
     if program in NOT_OURS or Path(program).name in NOT_OURS:
         return []
     return [f"{program!r} is neither ours nor in NOT_OURS (with the reason it need not be checked)"]

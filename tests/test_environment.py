@@ -15,7 +15,7 @@ from autograder.core import colab
 from conftest import ROOT, STUDENT_PYTHON, outputs
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-TEST_ONLY = {"pytest", "pytest-xdist", "playwright", "requests-mock", "hypothesis"}
+TEST_ONLY = {"pytest", "pytest-xdist", "playwright", "requests-mock", "hypothesis", "uv"}
 
 
 def name(pin):

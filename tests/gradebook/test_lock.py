@@ -46,6 +46,14 @@ def holder(folder, kind="exclusive"):
     return process
 
 
+def has_open(pid, path):
+    """Whether process `pid` has `path` open."""
+    try:
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd"))
+    except OSError:       # an fd closed between the listing and its link, or the process gone
+        return False
+
+
 def release(process):
     process.stdin.close()
     assert process.wait(30) == 0
@@ -112,8 +120,16 @@ def test_readers_share_and_a_writer_waits_for_them(semester, tmp_path, monkeypat
         later = subprocess.Popen([sys.executable, "-m", "autograder", "--course", str(semester), "adjust",
                                   "--assignment", "n-queens", "--student", "asmith", "--points", "-1", "--reason", "x"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Waiting for the reader, not refused: seen once it has the lock file open (under load a fixed 1 s wait
+        # could end before it had started, and prove nothing), and still waiting a second later, well inside
+        # its own WAIT_SECONDS (10 s).
+        deadline = time.monotonic() + 120
+        while not has_open(later.pid, folder / lock.LOCK_NAME):
+            assert later.poll() is None, later.communicate()
+            assert time.monotonic() < deadline, "the writer never reached the lock"
+            time.sleep(0.05)
         time.sleep(1.0)
-        assert later.poll() is None                   # waiting for the reader
+        assert later.poll() is None
     finally:
         release(reading)
     out, err = later.communicate(timeout=60)

@@ -1,0 +1,76 @@
+"""Run a command (by default the CI command, `bash .ci/run`) beside N processes that keep a CPU busy each.
+
+A test that fails here but passes alone fails on load, not on a defect: it waits for a fixed time or judges wall
+time against a constant (CONTRIBUTING.md, "Tests under load").  The hogs are ended whatever happens (the command
+fails, Ctrl-C, SIGTERM); then the command's exit status and wall time are printed, one line per run.
+
+    .venv/bin/python benchmarks/stress.py                      # bash .ci/run beside 2 hogs
+    .venv/bin/python benchmarks/stress.py --hogs 3 --runs 3 -- .venv/bin/python -m pytest tests/engine
+"""
+
+import argparse
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CI_COMMAND = ["bash", ".ci/run"]
+# Pure CPU, no memory, no files: a busy loop in a Python of its own.
+HOG = "while True:\n    pass"
+
+
+def start_hogs(count):
+    return [subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL) for _ in range(count)]
+
+
+def stop_hogs(hogs):
+    for hog in hogs:
+        hog.kill()
+    for hog in hogs:
+        hog.wait()
+
+
+def _terminated(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run_once(command, hogs):
+    """(exit status, wall seconds) of `command` run in the checkout beside `hogs` busy processes."""
+    started = time.monotonic()
+    busy = start_hogs(hogs)
+    try:
+        status = subprocess.run(command, cwd=ROOT).returncode
+    finally:
+        stop_hogs(busy)
+    return status, time.monotonic() - started
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hogs", type=int, default=2, help="CPU hogs beside the command (default 2)")
+    parser.add_argument("--runs", type=int, default=1, help="times to run the command (default 1)")
+    parser.add_argument("command", nargs=argparse.REMAINDER,
+                        help="the command, after `--` (default: bash .ci/run)")
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command = command or CI_COMMAND
+    if args.hogs < 0 or args.runs < 1:
+        parser.error("--hogs must be 0 or more and --runs 1 or more")
+    signal.signal(signal.SIGTERM, _terminated)
+    results = []
+    for run in range(1, args.runs + 1):
+        try:
+            status, seconds = run_once(command, args.hogs)
+        except KeyboardInterrupt as stop:
+            print(f"stress: run {run}/{args.runs} stopped ({stop or 'Ctrl-C'}); the hogs are ended", flush=True)
+            return 130
+        results.append(status)
+        print(f"stress: run {run}/{args.runs} of {' '.join(command)} beside {args.hogs} CPU hogs: "
+              f"exit status {status}, {seconds:.0f} s wall", flush=True)
+    return 0 if all(status == 0 for status in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
