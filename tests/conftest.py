@@ -21,6 +21,20 @@ import engines  # noqa: E402,F401  (re-exported for the tests that compare engin
 STUDENT_PYTHON = ROOT / ".venv-student" / "bin" / "python"
 # The n-queens functions of a cheating hand-in, answered from the dict ANSWERS of expected values it found
 # somewhere (what the tests that hide the answers try to find).
+# A thief that found expected.json reads cases.toml beside it too: hidden cases' answers are keyed by description.
+WITH_HIDDEN_CALLS = '''def _with_hidden_calls(answers, expected_path):
+    # Hidden cases' answers are keyed by their descriptions; cases.toml beside them gives their calls.
+    import os, tomllib
+    try:
+        with open(os.path.join(os.path.dirname(expected_path), "cases.toml"), "rb") as handle:
+            for case in tomllib.load(handle).get("case", []):
+                key = "hidden: " + str(case.get("description", ""))
+                if key in answers and "call" in case:
+                    answers.setdefault(case["call"], answers[key])
+    except Exception:
+        pass
+    return answers
+'''
 ANSWERED_FROM_THE_EXPECTED_VALUES = '''def count_solutions(n):
     return ANSWERS[f"count_solutions({n})"]
 def get_n(pos):

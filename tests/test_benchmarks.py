@@ -165,6 +165,35 @@ def test_canvas_requests_counts_a_tiny_class():
     assert "release --to canvas" in out and "requests per student sent" in out
 
 
+def test_class_reports_times_each_command_on_a_tiny_class():
+    out = run_benchmark("class_reports.py", "--sizes", "5", "10", "--runs", "1")
+    assert all(f"{size} {command}" in " ".join(out.split()) for size in (5, 10)
+               for command in ("report", "gradebook", "release")), out
+
+
+def test_stress_runs_a_command_beside_its_hogs_and_ends_them():
+    """The command runs beside the hogs stress.py started (its siblings); once it ends, none of them is left."""
+    probe = ("import os, sys\nhogs = []\nfor p in filter(str.isdigit, os.listdir('/proc')):\n"
+             "    try:\n        status = open(f'/proc/{p}/status').read()\n"
+             "        line = open(f'/proc/{p}/cmdline', 'rb').read()\n    except OSError:\n        continue\n"
+             "    if f'PPid:\\t{os.getppid()}\\n' in status and line.rstrip(b'\\0').endswith(b'pass'):\n"
+             "        hogs.append(p)\nprint('hogs:', ' '.join(hogs))\nsys.exit(3)")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "stress.py"), "--hogs", "2", "--",
+                           sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert "exit status 3" in done.stdout and done.returncode == 1, done.stdout + done.stderr   # a run failed
+    hogs = next(line for line in done.stdout.splitlines() if line.startswith("hogs:")).split()[1:]
+    assert len(hogs) == 2, done.stdout
+    assert not [pid for pid in hogs if _cmdline(pid).endswith(b"pass")]      # ended (and reaped) with the run
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().rstrip(b"\0")
+    except OSError:
+        return b""
+
+
 def test_every_benchmark_has_its_smoke_test():
     here = (ROOT / "tests" / "test_benchmarks.py").read_text(encoding="utf-8")
     scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")} - {"engines.py"}     # (the harness: a library)

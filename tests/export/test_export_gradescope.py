@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from autograder.export import gradescope, results
 from autograder.cli.export import export
 from autograder.grade.handin import grade
-from conftest import ANSWERED_FROM_THE_EXPECTED_VALUES, ROOT
+from conftest import ANSWERED_FROM_THE_EXPECTED_VALUES, ROOT, WITH_HIDDEN_CALLS
 
 pytestmark = pytest.mark.usefixtures("one_sandbox_per_process")   # (conftest.py says why)
 
@@ -154,11 +154,12 @@ def test_setup_sh_installs_the_bundled_engine_that_run_autograder_uses(zip_path,
 
 
 CHEATER = """import json, os
+""" + WITH_HIDDEN_CALLS + """
 ANSWERS = {}
 for path in %r:
     try:
         with open(path) as handle:
-            ANSWERS = json.load(handle)["expected"]
+            ANSWERS = _with_hidden_calls(json.load(handle)["expected"], path)
         break
     except (OSError, ValueError, KeyError):
         pass

@@ -45,7 +45,9 @@ def test_source_notebook_has_grade_and_solution_cells(generated, nqueens):
     solutions = [c for c in source.cells if nbgrader_meta(c).get("solution")]
     assert solutions and all("### BEGIN SOLUTION" in c.source for c in solutions)
     hidden = [c for c in grade_cells if "### BEGIN HIDDEN TESTS" in c.source]
-    assert len(hidden) == len(nqueens.hidden_cases)
+    # A hidden case, and a public case whose hidden twins nbgrader judges in hidden tests (core/assignment.py)
+    hidden_ones = {c.name for c in nqueens.hidden_cases}
+    assert len(hidden) == len([c for c in nqueens.cases if c.name in hidden_ones or set(c.requires) & hidden_ones])
     mapping = json.loads((out / "autograder-cases.json").read_text())["n-queens"]["cells"]
     assert sorted(mapping.values()) == sorted(c.name for c in nqueens.cases)
 
@@ -81,7 +83,7 @@ def test_autograde_scores_hand_ins_as_expected(generated, course, nqueens, tmp_p
     verdicts = engines.grade_nbgrader(course, nqueens, paths, tmp_path / "course")
     scores = {s: v.score() for s, v in verdicts.items()}
     # grace prints to stdout and stderr inside her functions: the check swallows it, as ours does
-    assert scores == pytest.approx({"alice": 5, "frank": 2.95, "grace": 5, "judy": 0, "walter": 5})
+    assert scores == pytest.approx({"alice": 5, "frank": 0.95, "grace": 5, "judy": 0, "walter": 5})
 
 
 @pytest.mark.peers
