@@ -9,6 +9,7 @@ fails, Ctrl-C, SIGTERM); then the command's exit status and wall time are printe
 """
 
 import argparse
+import ctypes
 import signal
 import subprocess
 import sys
@@ -21,8 +22,14 @@ CI_COMMAND = ["bash", ".ci/run"]
 HOG = "while True:\n    pass"
 
 
+def _die_with_this_process():
+    # A hog outlives nothing: even `kill -9` of this script ends them (PR_SET_PDEATHSIG, SIGKILL).
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
 def start_hogs(count):
-    return [subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL) for _ in range(count)]
+    return [subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL,
+                             preexec_fn=_die_with_this_process) for _ in range(count)]
 
 
 def stop_hogs(hogs):
