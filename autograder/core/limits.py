@@ -20,26 +20,13 @@ the ratio is never below 1, so a fast machine never tightens them.
 
 import json
 import threading
-import time
+
+from .calibration import calibrate
 
 REFERENCE_RUNS = 3
 DEFAULT_FLOOR = 0.25
 DEFAULT_FACTOR = 20.0
-_CALIBRATION_LOOPS = 200_000
 _STALE_RATIO = 4.0  # a recorded time this far from a new measurement is out of date
-
-
-def calibrate(runs=5):
-    """CPU seconds this machine takes for a fixed pure-Python workload (the fastest of `runs`:
-    the least disturbed by other work)."""
-    times = []
-    for _ in range(runs):
-        started = time.process_time()
-        total = 0
-        for i in range(_CALIBRATION_LOOPS):
-            total += i * i % 7
-        times.append(time.process_time() - started)
-    return min(times)
 
 
 _ratio = {}
@@ -66,23 +53,29 @@ def load_timing(assignment):
     return data if type(data) is dict and type(data.get("cases")) is dict else None
 
 
+def case_rule(assignment, timing, case, override=None):
+    """(floor, scaled) of one case: its limit on a machine `ratio` times slower than the one that built the
+    assignment is max(floor, scaled x ratio).  `scaled` is 0 for a fixed limit (`--timeout`, the case's own
+    `timeout`, a speed case's or an untimed case's `case_timeout`).  Other engines' exports carry the rule
+    itself, so their checks scale it on the machine they run on, as ours does."""
+    reference = (timing or {}).get("cases", {}).get(case.name)
+    if override:
+        return float(override), 0.0
+    if case.timeout:
+        return float(case.timeout), 0.0
+    if case.compare == "faster_than" or type(reference) not in (int, float):
+        # A speed case is judged against a baseline, which may be far slower than the reference:
+        # a hand-in as slow as the baseline must fail that rule, not time out.
+        return float(assignment.case_timeout), 0.0
+    return float(assignment.limit_floor), assignment.limit_factor * reference
+
+
 def case_limits(assignment, timing, ratio, override=None):
     """CPU seconds each case of `assignment` may use, in order."""
     limits = []
     for case in assignment.cases:
-        reference = (timing or {}).get("cases", {}).get(case.name)
-        if override:
-            limits.append(float(override))
-        elif case.timeout:
-            limits.append(float(case.timeout))
-        elif case.compare == "faster_than":
-            # Its speed is judged against a baseline, which may be far slower than the reference:
-            # a hand-in as slow as the baseline must fail that rule, not time out.
-            limits.append(float(assignment.case_timeout))
-        elif type(reference) in (int, float):
-            limits.append(round(max(assignment.limit_floor, assignment.limit_factor * reference * ratio), 3))
-        else:
-            limits.append(float(assignment.case_timeout))
+        floor, scaled = case_rule(assignment, timing, case, override)
+        limits.append(round(max(floor, scaled * ratio), 3) if scaled else floor)
     return limits
 
 

@@ -1,8 +1,8 @@
 # --- Case checks for other grading engines (otter-grader, nbgrader) ---------
 # Appended by `autograder export` after the comparison rules above (it uses
 # their public functions only: to_plain, compare, best_time, timed_well, show,
-# explain_difference, too_slow_message, withheld_message,
-# and imports what else it needs itself).  One call:
+# explain_difference, too_slow_message, withheld_message, and calibrate,
+# which core/calibration.py adds) and imports what else it needs itself).  One call:
 #
 #     check("f([0, 2, 0])", False)
 #
@@ -59,6 +59,21 @@ def _argument(node):
     return _ast.literal_eval(node)
 
 
+_machine = {}
+
+
+def case_limit(timeout):
+    """CPU seconds of a case's `timeout`: a number is its fixed limit; (floor, scaled, calibration) is the
+    course's rule, max(floor, scaled x ratio), with ratio how much slower this machine runs Python than the one
+    that built the assignment (never below 1), measured once, by the same workload as the course's grader."""
+    if not isinstance(timeout, (tuple, list)):
+        return timeout
+    floor, scaled, built = timeout
+    if "ratio" not in _machine:
+        _machine["ratio"] = max(1.0, calibrate() / built) if built else 1.0
+    return round(max(floor, scaled * _machine["ratio"]), 3)
+
+
 @_contextlib.contextmanager
 def _time_limit(seconds):
     """The case's limit in CPU time, as the course's own grader judges it: a busy grading machine (Gradescope's
@@ -95,6 +110,7 @@ def _time_limit(seconds):
 
 def _run(text, namespace, timeout, repeat):
     """(plain value, fastest seconds) of the call `text` in `namespace`."""
+    timeout = case_limit(timeout)
     function, _, _ = parse_call(text)
     target = namespace.get(function)
     if target is None:
@@ -125,7 +141,7 @@ def check(call, expected, how="equal", options=None, timeout=None, hint="", labe
         received, seconds = _run(call, namespace, timeout, repeat)
         problem = None
         if how == "faster_than":
-            _, baseline = _run(options["baseline"], namespace, 10 * (timeout or 0) or None, repeat)
+            _, baseline = _run(options["baseline"], namespace, 10 * (case_limit(timeout) or 0) or None, repeat)
             if not timed_well(seconds, baseline, options):
                 problem = too_slow_message(seconds, baseline, options)
     except CaseFailed as error:
@@ -158,9 +174,10 @@ def check_required(label, requires, timeout=None, namespace=None):
 
 
 def _passes(required, namespace, timeout):
-    call, expected, how, options, _ = required
+    """`required`: (call, expected, how, options, label[, its own timeout]); without its own, the caller's."""
+    call, expected, how, options = required[:4]
     try:
-        received, _ = _run(call, namespace, timeout, 1)
+        received, _ = _run(call, namespace, required[5] if len(required) > 5 else timeout, 1)
     except KeyboardInterrupt:
         raise
     except BaseException:  # noqa: BLE001 - a required case that fails in any way does not pass

@@ -1,8 +1,9 @@
 """The stand-alone check module that otter-grader and nbgrader tests import.
 
-It is autograder/runtime.py (the comparison rules, standard library only)
-followed by _case_checks.py (run one case's call with its time limit and
-judge it), written out as one file, `autograder_checks.py`, beside the
+It is autograder/runtime.py (the comparison rules, standard library only),
+core/calibration.py (how fast the machine runs Python, which scales the time
+limits as ours are scaled) and _case_checks.py (run one case's call with its
+time limit and judge it), written out as one file, `autograder_checks.py`, beside the
 student's notebook.  Regenerated on every export, so it never drifts from
 the grader's own rules.
 """
@@ -10,6 +11,7 @@ the grader's own rules.
 from pathlib import Path
 
 from .. import runtime
+from ..core import calibration, limits
 from ..core.literal import python_literal
 
 MODULE = "autograder_checks"
@@ -26,9 +28,10 @@ plain values they equal, tuples become lists, True is not 1).
 
 
 def module_source():
-    runtime_text = Path(runtime.__file__).read_text(encoding="utf-8")
+    parts = [_without_docstring(Path(module.__file__).read_text(encoding="utf-8")).rstrip("\n")
+             for module in (runtime, calibration)]
     tail = (Path(__file__).parent / "_case_checks.py").read_text(encoding="utf-8")
-    return _HEADER + "\n" + _without_docstring(runtime_text).rstrip("\n") + "\n\n\n" + tail
+    return _HEADER + "\n" + "\n\n\n".join(parts) + "\n\n\n" + tail
 
 
 def _without_docstring(source):
@@ -42,7 +45,23 @@ def _without_docstring(source):
 
 
 def case_timeout(assignment, case):
-    return float(case.timeout or assignment.case_timeout)
+    """A case's time limit as the check module takes it: a number of CPU seconds where the limit is fixed,
+    else our rule, (floor, scaled, calibration of the building machine), which the check scales on the
+    machine it runs on exactly as ours does (core/limits.py), so every engine gives a case the same time."""
+    floor, scaled = limits.case_rule(assignment, limits.load_timing(assignment), case)
+    calibration = (limits.load_timing(assignment) or {}).get("calibration")
+    if not scaled:
+        return floor
+    return (floor, round(scaled, 6), calibration if type(calibration) in (int, float) else None)
+
+
+def longest_timeout(assignment, case):
+    """The most CPU seconds a case may take (its limit on a machine up to 4 times slower than the building one,
+    at least its fixed `case_timeout`): for a cell limit that must leave room for the case's whole limit."""
+    limit = case_timeout(assignment, case)
+    if isinstance(limit, tuple):
+        return max(float(assignment.case_timeout), limit[0], 4 * limit[1])
+    return limit
 
 
 def check_call(assignment, case, expected, indent=0, hidden=True):
@@ -79,7 +98,7 @@ def hidden_requirements_call(assignment, case):
         return None
     twins = [name for name in case.requires if by_name[name].hidden]
     values = assignment.load_expected()
-    required = ", ".join(_required(by_name[name], values[name]) for name in twins)
+    required = ", ".join(_required(assignment, by_name[name], values[name]) for name in twins)
     return (f"{MODULE}.check_required(\n    {_label(case)!r},\n    requires=[{required}],\n"
             f"    timeout={case_timeout(assignment, case)!r},\n)")
 
@@ -88,13 +107,16 @@ def _requirements(assignment, case, hidden):
     if not case.requires:
         return []
     by_name, values = {c.name: c for c in assignment.cases}, assignment.load_expected()
-    return [_required(by_name[name], values[name]) for name in case.requires if hidden or not by_name[name].hidden]
+    return [_required(assignment, by_name[name], values[name])
+            for name in case.requires if hidden or not by_name[name].hidden]
 
 
 def _label(case):
     return f"{HIDDEN_LABEL}{case.description}" if case.hidden else case.call.text
 
 
-def _required(case, value):
-    """(call, expected, how, options, label) of a required case; a hidden one is labelled by its description."""
-    return f"({case.call.text!r}, {python_literal(value)}, {case.compare!r}, {case.options!r}, {_label(case)!r})"
+def _required(assignment, case, value):
+    """(call, expected, how, options, label, timeout) of a required case; a hidden one is labelled by its
+    description.  It runs with its own limit, as in ours."""
+    return (f"({case.call.text!r}, {python_literal(value)}, {case.compare!r}, {case.options!r}, {_label(case)!r}, "
+            f"{case_timeout(assignment, case)!r})")

@@ -152,7 +152,8 @@ def public_checks(assignment):
                       "options": dict(case.options), "timeout": checks.case_timeout(assignment, case),
                       "hint": case.hint,
                       "requires": [(by_name[n].call.text, values[n], by_name[n].compare, dict(by_name[n].options),
-                                    by_name[n].call.text) for n in case.requires if not by_name[n].hidden],
+                                    by_name[n].call.text, checks.case_timeout(assignment, by_name[n]))
+                                   for n in case.requires if not by_name[n].hidden],
                       "points": case.points})
     return found
 

@@ -118,7 +118,7 @@ def code_stub():
 
 def execute_timeout(assignment):
     """nbgrader's per-cell limit: our cell limit, and room for the slowest test cell."""
-    slowest = max((checks.case_timeout(assignment, c) * c.options.get("repeat", 1)
+    slowest = max((checks.longest_timeout(assignment, c) * c.options.get("repeat", 1)
                    * (11 if c.compare == "faster_than" else 1) for c in assignment.cases), default=0)
     return int(math.ceil(max(assignment.cell_timeout, slowest + 5)))
 

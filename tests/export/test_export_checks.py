@@ -155,3 +155,35 @@ def test_check_finds_the_functions_in_the_callers_globals(module):
     assert scope["result"] is None
     with pytest.raises(AssertionError):
         exec("autograder_checks_check('double(1)', 3)", scope)  # noqa: S102
+
+
+def test_every_case_s_limit_in_the_exports_is_ours_on_the_machine_that_grades(module, course):
+    """The exports once gave every case the fixed `case_timeout` (1 s) where ours gives the rule's 0.25 s:
+    ivan's brute force takes about 1.3 s for n = 7, so a faster CI machine saw otter pass a case ours fails."""
+    from autograder.core import limits
+    from autograder.core.assignment import load_assignment
+
+    module["_machine"].clear()
+    for assignment_id in course.assignment_ids():
+        assignment = load_assignment(course, assignment_id)
+        timing = limits.load_timing(assignment)
+        ratio = limits.machine_ratio(timing)
+        exported = [module["case_limit"](checks.case_timeout(assignment, case)) for case in assignment.cases]
+        ours = limits.case_limits(assignment, timing, ratio)
+        # Both calibrate the machine (the fastest of 5 runs); they may differ by noise, never by the rule.
+        assert exported == pytest.approx(ours, rel=0.35), assignment_id
+        assert any(isinstance(checks.case_timeout(assignment, c), tuple) for c in assignment.cases)
+
+
+def test_a_required_case_runs_with_its_own_limit(module):
+    """As in ours, where each case is run with its own limit and `requires` only looks its result up."""
+    def slow(n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    space = {"slow": slow, "quick": lambda: 1}
+    required = ("slow(3_000_000)", slow(3_000_000), "equal", {}, "hidden: slow", 0.05)
+    assert "withheld" in fails(module, "quick()", 1, timeout=30, requires=[required], namespace=space)
+    assert module["check"]("quick()", 1, timeout=0.05, requires=[required[:5] + (30,)], namespace=space) is None
