@@ -85,7 +85,7 @@ TEST_VENVS := $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.
 test: $(VENV)/.test-installed
 	$(MAKE) -j3 $(TEST_VENVS)
 	sh tests/browser/install.sh
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone" --durations=30
 	$(BIN)/python -m pytest -m alone
 
 build: install

@@ -208,11 +208,16 @@ def grade_ours(course, assignment, paths, out_dir, jobs=2, timing=None, isolatio
         timing.peak_mb = max(timing.peak_mb, usage.ru_maxrss / 1024)
     if process.returncode != 0:
         raise RuntimeError(f"autograder grade failed:\n{printed}")
-    graded = results.read(out_dir, assignment)
-    verdicts = {g.student: Verdict({c.name: c.points for c in g.cases}, g.status, g.message) for g in graded}
+    verdicts = read_ours(assignment, out_dir)
     if timing is not None:
         timing.graded += len(verdicts)
     return verdicts
+
+
+def read_ours(assignment, out_dir):
+    """{student: Verdict} of a class `autograder grade` wrote to `out_dir`, case by case."""
+    return {g.student: Verdict({c.name: c.points for c in g.cases}, g.status, g.message)
+            for g in results.read(Path(out_dir), assignment)}
 
 
 # --- otter -----------------------------------------------------------------------------

@@ -87,6 +87,32 @@ def build_check_of_the_course(shared_folder):
     return types.SimpleNamespace(**json.loads(record.read_text()))
 
 
+def example_class(assignment_id):
+    """The hand-ins of examples/<id>/submissions (notebooks and marimo files), sorted; [] when it has none."""
+    folder = ROOT / "examples" / assignment_id / "submissions"
+    return sorted(p for p in folder.iterdir() if p.suffix in (".ipynb", ".py")) if folder.is_dir() else []
+
+
+@pytest.fixture(scope="session")
+def graded_example_class(shared_folder):
+    """graded(id) -> (out folder, {student: Verdict}): the example class graded by `autograder grade` (as
+    engines.grade_ours runs it) once per test run, across pytest-xdist's workers too, for the tests that only read
+    its rows (the engines' agreement, class_reports.py's seeds).  Grading a class costs 15-20 s of CPU; CI graded
+    each class once per reader.  The first worker to ask grades it; the others wait for it (file lock)."""
+    def graded(assignment_id):
+        course = load_course(ROOT)
+        assignment = load_assignment(course, assignment_id)
+        out = shared_folder / "graded-examples" / assignment_id
+        with open(shared_folder / f"graded-examples-{assignment_id}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
+            if not (out / ".graded").exists():
+                shutil.rmtree(out, ignore_errors=True)       # a reader that failed half-way left it
+                engines.grade_ours(course, assignment, example_class(assignment_id), out)
+                (out / ".graded").touch()
+        return out, engines.read_ours(assignment, out)
+    return graded
+
+
 def copy_course(destination):
     """The course's sources and generated files copied into `destination` (made if need be)."""
     destination.mkdir(parents=True, exist_ok=True)

@@ -16,13 +16,11 @@ import sys
 
 import nbformat
 import pytest
-from click.testing import CliRunner
 from openpyxl import load_workbook
 
 from autograder.core import limits
 from autograder import runtime
 from autograder.core.assignment import load_assignment
-from autograder.cli.main import main
 from autograder.core.course import load_course
 from autograder.grade.handin import grade
 from conftest import ROOT, outputs, run_all, without_colab_badge
@@ -74,21 +72,19 @@ def _judges_speed(assignment_id):
 # once measured erin's fast bitwise counter too slow.
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment_id", [a for a in ASSIGNMENT_IDS if not _judges_speed(a)])
-def test_example_class_gets_its_expected_scores(assignment_id, tmp_path):
-    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), tmp_path)
+def test_example_class_gets_its_expected_scores(assignment_id, graded_example_class):
+    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), graded_example_class)
 
 
 @pytest.mark.alone
 @pytest.mark.parametrize("assignment_id", [a for a in ASSIGNMENT_IDS if _judges_speed(a)])
-def test_example_class_with_a_speed_case_gets_its_expected_scores(assignment_id, tmp_path):
-    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), tmp_path)
+def test_example_class_with_a_speed_case_gets_its_expected_scores(assignment_id, graded_example_class):
+    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), graded_example_class)
 
 
-def _example_class_gets_its_expected_scores(assignment, tmp_path):
-    out = tmp_path / "grades"
-    result = CliRunner().invoke(main, ["--course", str(ROOT), "grade", "--assignment", assignment.id,
-                                       "--out", str(out), str(examples(assignment) / "submissions")])
-    assert result.exit_code == 0, result.output
+def _example_class_gets_its_expected_scores(assignment, graded_example_class):
+    """Read from the run that grades the class once for every test that reads it (conftest.py)."""
+    out, _ = graded_example_class(assignment.id)
     rows = {r["student"]: r for r in read_csv(out / "grades.csv")}
     wanted = read_csv(examples(assignment) / "expected_scores.csv")
     assert len(wanted) >= 8

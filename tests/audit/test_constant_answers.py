@@ -293,9 +293,9 @@ def test_other_engines_withhold_the_same_points():
     case = next(c for c in assignment.cases if c.name == "is_solved(list(range(15)))")
     call = checks.check_call(assignment, case, False)
     assert "requires=[('is_solved([0, 2, 4, 6, 1, 3, 5])', True, 'equal', {}, " \
-           "'is_solved([0, 2, 4, 6, 1, 3, 5])'), ('is_solved([0, 2, 5, 7, 9, 4, 8, 1, 3, 6])', True, 'equal', {}, " \
-           "'hidden: is_solved accepts a solution of another size'), " in call
+           "'is_solved([0, 2, 4, 6, 1, 3, 5])', 0.25), ('is_solved([0, 2, 5, 7, 9, 4, 8, 1, 3, 6])', True, 'equal', " \
+           "{}, 'hidden: is_solved accepts a solution of another size', 0.25), " in call
     # The copy students read (otter's public tests) leaves the hidden twins out; the grader's has them.
     public = checks.check_call(assignment, case, False, hidden=False)
     assert "requires=[('is_solved([0, 2, 4, 6, 1, 3, 5])', True, 'equal', {}, " \
-           "'is_solved([0, 2, 4, 6, 1, 3, 5])')]" in public and "9, 4, 8" not in public
+           "'is_solved([0, 2, 4, 6, 1, 3, 5])', 0.25)]" in public and "9, 4, 8" not in public

@@ -201,7 +201,7 @@ def test_other_engines_judge_the_twins_where_students_cannot_read_them(tmp_path)
     public = otter.test_file_text(assignment, expected, "square", hidden=False)
     every = otter.test_file_text(assignment, expected, "square", hidden=True)
     assert "square(7)" not in public and "49" not in public
-    assert "requires=[('square(7)', 49, 'equal', {}, 'hidden: square of another number')]" in every
+    assert "requires=[('square(7)', 49, 'equal', {}, 'hidden: square of another number', " in every
     # nbgrader: the public check is visible, the twins' check sits in the hidden tests students never get.
     source = nbgrader.test_cell_source(assignment, next(c for c in assignment.cases if c.name == "square(3)"), 9)
     visible, hidden = source.split(nbgrader.BEGIN_HIDDEN)

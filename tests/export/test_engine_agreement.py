@@ -16,7 +16,7 @@ import pytest
 
 from autograder.core.assignment import load_assignment
 from autograder.export import tools
-from conftest import ROOT, engines
+from conftest import ROOT, engines, example_class
 
 TOLERANCE = 0.01
 
@@ -38,11 +38,6 @@ EXCLUDED_COMPARISONS = {"faster_than"}
 # no results.json (Gradescope then shows that the autograder failed, and no points).  Such a
 # hand-in agrees when ours gives 0 and otter gives no result.
 UNGRADABLE = {"invalid-notebook", "empty", "unreadable", "not-a-notebook"}
-
-
-def example_class(assignment_id):
-    folder = ROOT / "examples" / assignment_id / "submissions"
-    return sorted(p for p in folder.iterdir() if p.suffix in (".ipynb", ".py")) if folder.is_dir() else []
 
 
 def assignment_ids():
@@ -101,12 +96,12 @@ def disagreements(engine, assignment, ours, theirs):
 
 @pytest.mark.peers
 @pytest.mark.parametrize("assignment_id", assignment_ids())
-def test_ours_otter_and_nbgrader_agree(assignment_id, course, tool_venvs, tmp_path):
+def test_ours_otter_and_nbgrader_agree(assignment_id, course, tool_venvs, graded_example_class, tmp_path):
     paths = example_class(assignment_id)
     if not paths:
         pytest.skip(f"{assignment_id} has no example class (examples/{assignment_id}/submissions)")
     assignment = load_assignment(course, assignment_id)
-    ours = engines.grade_ours(course, assignment, paths, tmp_path / "ours")
+    _, ours = graded_example_class(assignment_id)
     assert sorted(ours) == sorted(Path(p).stem for p in paths)
     runnable = [p for p in paths if ("otter", assignment_id, Path(p).stem) not in EXCLUDED_STUDENTS]
     # One process through otter's Python API (test_export_otter checks it agrees with `otter run`):
