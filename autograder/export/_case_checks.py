@@ -69,9 +69,10 @@ def case_limit(timeout):
     if not isinstance(timeout, (tuple, list)):
         return timeout
     floor, scaled, built = timeout
-    if "ratio" not in _machine:
-        _machine["ratio"] = max(1.0, calibrate() / built) if built else 1.0
-    return round(max(floor, scaled * _machine["ratio"]), 3)
+    if built and "now" not in _machine:
+        _machine["now"] = calibrate()
+    ratio = max(1.0, _machine["now"] / built) if built else 1.0
+    return round(max(floor, scaled * ratio), 3)
 
 
 @_contextlib.contextmanager
