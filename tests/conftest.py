@@ -94,23 +94,16 @@ def example_class(assignment_id):
 
 
 @pytest.fixture(scope="session")
-def graded_example_class(shared_folder):
-    """graded(id) -> (out folder, {student: Verdict}): the example class graded by `autograder grade` (as
-    engines.grade_ours runs it) once per test run, across pytest-xdist's workers too, for the tests that only read
-    its rows (the engines' agreement, class_reports.py's seeds).  Grading a class costs 15-20 s of CPU; CI graded
-    each class once per reader.  The first worker to ask grades it; the others wait for it (file lock)."""
-    def graded(assignment_id):
-        course = load_course(ROOT)
-        assignment = load_assignment(course, assignment_id)
-        out = shared_folder / "graded-examples" / assignment_id
-        with open(shared_folder / f"graded-examples-{assignment_id}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
-            if not (out / ".graded").exists():
-                shutil.rmtree(out, ignore_errors=True)       # a reader that failed half-way left it
-                engines.grade_ours(course, assignment, example_class(assignment_id), out)
-                (out / ".graded").touch()
-        return out, engines.read_ours(assignment, out)
-    return graded
+def example_class_grades():
+    """grades(id) -> (out folder, {student: Verdict}) of the example class, graded once per test run for every
+    test that only reads its rows (browser/classes.py's graded_class): the engines' agreement, the expected
+    scores, class_reports.py's seeds.  CI graded each class once per reader, 15-20 s of CPU each time."""
+    from browser.classes import graded_class
+
+    def grades(assignment_id):
+        out = graded_class(assignment_id)
+        return out, engines.read_ours(load_assignment(load_course(ROOT), assignment_id), out)
+    return grades
 
 
 def copy_course(destination):

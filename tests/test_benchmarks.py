@@ -165,10 +165,11 @@ def test_canvas_requests_counts_a_tiny_class():
     assert "release --to canvas" in out and "requests per student sent" in out
 
 
-def test_class_reports_times_each_command_on_a_tiny_class(graded_example_class):
-    # Its seeds are the example classes graded once for this whole test run (the benchmark's own --seeds).
-    seeds = {graded_example_class(a)[0].parent for a in load_course(ROOT).assignment_ids()}
-    out = run_benchmark("class_reports.py", "--sizes", "5", "10", "--runs", "1", "--seeds", *seeds)
+def test_class_reports_times_each_command_on_a_tiny_class(example_class_grades, tmp_path):
+    # Its seeds (--seeds <folder>/<id>/gradebook.db, only read) are the example classes graded once for this run.
+    for assignment_id in load_course(ROOT).assignment_ids():
+        (tmp_path / assignment_id).symlink_to(example_class_grades(assignment_id)[0], target_is_directory=True)
+    out = run_benchmark("class_reports.py", "--sizes", "5", "10", "--runs", "1", "--seeds", tmp_path)
     assert all(f"{size} {command}" in " ".join(out.split()) for size in (5, 10)
                for command in ("report", "gradebook", "release")), out
 

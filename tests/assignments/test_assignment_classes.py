@@ -72,19 +72,19 @@ def _judges_speed(assignment_id):
 # once measured erin's fast bitwise counter too slow.
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment_id", [a for a in ASSIGNMENT_IDS if not _judges_speed(a)])
-def test_example_class_gets_its_expected_scores(assignment_id, graded_example_class):
-    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), graded_example_class)
+def test_example_class_gets_its_expected_scores(assignment_id, example_class_grades):
+    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), example_class_grades)
 
 
 @pytest.mark.alone
 @pytest.mark.parametrize("assignment_id", [a for a in ASSIGNMENT_IDS if _judges_speed(a)])
-def test_example_class_with_a_speed_case_gets_its_expected_scores(assignment_id, graded_example_class):
-    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), graded_example_class)
+def test_example_class_with_a_speed_case_gets_its_expected_scores(assignment_id, example_class_grades):
+    _example_class_gets_its_expected_scores(load_assignment(load_course(ROOT), assignment_id), example_class_grades)
 
 
-def _example_class_gets_its_expected_scores(assignment, graded_example_class):
+def _example_class_gets_its_expected_scores(assignment, example_class_grades):
     """Read from the run that grades the class once for every test that reads it (conftest.py)."""
-    out, _ = graded_example_class(assignment.id)
+    out, _ = example_class_grades(assignment.id)
     rows = {r["student"]: r for r in read_csv(out / "grades.csv")}
     wanted = read_csv(examples(assignment) / "expected_scores.csv")
     assert len(wanted) >= 8

@@ -1,8 +1,8 @@
 """Gradebooks for the feedback, report and release tests.
 
-* `graded_example_class()`: the bundled n-queens example class, really graded
-  once per test session (about 30 s) into a temporary folder; tests copy it
-  before writing next to it.
+* `graded_class(id)`: an assignment's bundled example class, really graded
+  once per test run (15-30 s each) into a folder every test worker shares;
+  `graded_example_class(destination)`: a copy of n-queens' to write next to.
 * `fake_gradebook(out, students)`: a real SQLite gradebook written through
   autograder.gradebook, with results made up case by case (fast; any status,
   any name, any source).
@@ -47,21 +47,24 @@ def grade(out, *paths, extra=(), assignment="n-queens"):
 
 
 @functools.cache
-def _graded_example_class():
-    """Graded once per test run, shared by pytest-xdist's workers: the first to get here grades, the rest wait."""
+def graded_class(assignment_id="n-queens"):
+    """The output folder of examples/<id>/submissions graded by `autograder grade`, once per test run and shared by
+    pytest-xdist's workers: the first to get here grades, the rest wait.  Read it; copy it before writing to it."""
+    submissions = ROOT / "examples" / assignment_id / "submissions"
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if run_id is None:                      # a plain pytest run: one process
-        folder = Path(tempfile.mkdtemp(prefix="graded-example-class-"))
+        folder = Path(tempfile.mkdtemp(prefix=f"graded-{assignment_id}-"))
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        grade(folder / "out", EXAMPLE_SUBMISSIONS)
+        grade(folder / "out", submissions, assignment=assignment_id)
         return folder / "out"
     # pytest's own folder for this run (conftest.py names it), which pytest removes with old runs.
-    folder = Path(os.environ.get("AUTOGRADER_TESTS_SHARED", tempfile.gettempdir())) / f"graded-class-{run_id}"
+    folder = Path(os.environ.get("AUTOGRADER_TESTS_SHARED", tempfile.gettempdir())) / f"graded-{assignment_id}-{run_id}"
     folder.mkdir(exist_ok=True)
     with open(folder / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)    # released when the file closes
         if not (folder / "done").exists():
-            grade(folder / "out", EXAMPLE_SUBMISSIONS)
+            shutil.rmtree(folder / "out", ignore_errors=True)      # a worker that failed half-way left it
+            grade(folder / "out", submissions, assignment=assignment_id)
             (folder / "done").touch()
     return folder / "out"
 
@@ -71,7 +74,7 @@ def graded_example_class(destination):
     destination = Path(destination)
     destination.mkdir(parents=True, exist_ok=True)
     for name in ("gradebook.db", "grades.csv"):
-        shutil.copy(_graded_example_class() / name, destination / name)
+        shutil.copy(graded_class() / name, destination / name)
     return destination
 
 

@@ -96,12 +96,12 @@ def disagreements(engine, assignment, ours, theirs):
 
 @pytest.mark.peers
 @pytest.mark.parametrize("assignment_id", assignment_ids())
-def test_ours_otter_and_nbgrader_agree(assignment_id, course, tool_venvs, graded_example_class, tmp_path):
+def test_ours_otter_and_nbgrader_agree(assignment_id, course, tool_venvs, example_class_grades, tmp_path):
     paths = example_class(assignment_id)
     if not paths:
         pytest.skip(f"{assignment_id} has no example class (examples/{assignment_id}/submissions)")
     assignment = load_assignment(course, assignment_id)
-    _, ours = graded_example_class(assignment_id)
+    _, ours = example_class_grades(assignment_id)
     assert sorted(ours) == sorted(Path(p).stem for p in paths)
     runnable = [p for p in paths if ("otter", assignment_id, Path(p).stem) not in EXCLUDED_STUDENTS]
     # One process through otter's Python API (test_export_otter checks it agrees with `otter run`):
