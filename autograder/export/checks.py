@@ -48,8 +48,9 @@ def case_timeout(assignment, case):
     """A case's time limit as the check module takes it: a number of CPU seconds where the limit is fixed,
     else our rule, (floor, scaled, calibration of the building machine), which the check scales on the
     machine it runs on exactly as ours does (core/limits.py), so every engine gives a case the same time."""
-    floor, scaled = limits.case_rule(assignment, limits.load_timing(assignment), case)
-    calibration = (limits.load_timing(assignment) or {}).get("calibration")
+    timing = limits.load_timing(assignment)
+    floor, scaled = limits.case_rule(assignment, timing, case)
+    calibration = (timing or {}).get("calibration")
     if not scaled:
         return floor
     return (floor, round(scaled, 6), calibration if type(calibration) in (int, float) else None)
