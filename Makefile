@@ -24,25 +24,26 @@ ifneq ($(VENV_MOVED),)
 .PHONY: $(VENV)/.installed
 endif
 
-# The grader alone, as `pip install .` gives it to an instructor (what `make demo` needs).
-# constraints.txt holds every pin of pyproject.toml but the other graders' groups, so the
-# venvs made below (tests, student, otter, nbgrader) get the same versions.
+# The grader alone, as `pip install .` gives it to an instructor (what `make demo` needs), to the same pins.
+# constraints.txt holds every pin of pyproject.toml but the other graders' groups, so the venvs made below
+# (tests, student, otter, nbgrader) get the same versions.  pip brings uv (a pin of the `test` group), and uv
+# the rest: the same pins in a fraction of pip's time (a copied course makes its venv again; CI makes several).
+# --compile-bytecode: as pip does; the sandbox's kernels cannot write bytecode into the venv, so without it
+# every kernel would compile what it imports again.
+UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode -c $(VENV)/constraints.txt
+
 $(VENV)/.installed: pyproject.toml
 	$(if $(VENV_MOVED),@echo "$(VENV) was made in another folder (copied here?): making it again for $(CURDIR)" && rm -rf $(VENV))
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e .
 	$(BIN)/python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
 	  print('\n'.join(p['dependencies'] + p['optional-dependencies']['test'] + p['optional-dependencies']['student']))" \
 	  > $(VENV)/constraints.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -c $(VENV)/constraints.txt uv
+	$(UV_INSTALL) --python $(BIN)/python -e .
 	touch $@
 
-# What the tests need on top: pytest and playwright (the `test` group), and uv, which installs the test venvs
-# below: the same pins (constraints.txt) in a fraction of pip's time.  pip brings uv, then uv the rest.
-# --compile-bytecode: as pip does, since with PYTHONDONTWRITEBYTECODE set every import would compile again.
-UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode -c $(VENV)/constraints.txt
-
+# What the tests need on top: pytest and playwright (the `test` group).
 $(VENV)/.test-installed: $(VENV)/.installed
-	$(BIN)/pip install --quiet --disable-pip-version-check -c $(VENV)/constraints.txt uv
 	$(UV_INSTALL) --python $(BIN)/python -e '.[test]'
 	touch $@
 
@@ -70,8 +71,13 @@ demo: install
 # no kernel, browser, other grader or second user, so only the test tools.
 QUICK := not kernel and not browser and not peers and not conditions and not slow and not alone
 
+# The tests write bytecode, whatever the environment says (some set PYTHONDONTWRITEBYTECODE): without it every
+# test worker rewrites every test module's asserts again (6 s of CPU each) and every `autograder` the tests
+# start compiles the grader again (0.45 s each).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
+
 quick: $(VENV)/.test-installed
-	$(BIN)/python -m pytest -n auto -q -m "$(QUICK)"
+	$(PYTEST) -n auto -q -m "$(QUICK)"
 
 # Everything: in parallel, then, one at a time, the tests that must have the machine to themselves
 # (they judge time, or change the checkout's own file modes).
@@ -85,8 +91,8 @@ TEST_VENVS := $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.
 test: $(VENV)/.test-installed
 	$(MAKE) -j3 $(TEST_VENVS)
 	sh tests/browser/install.sh
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone" --durations=30
-	$(BIN)/python -m pytest -m alone
+	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "not alone" --durations=30
+	$(PYTEST) -m alone --durations=10
 
 build: install
 	$(BIN)/autograder build

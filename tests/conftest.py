@@ -106,6 +106,34 @@ def example_class_grades():
     return grades
 
 
+@pytest.fixture(scope="session")
+def peer_class_grades(shared_folder):
+    """grades(engine, id) -> {student: Verdict} of the example class as otter-grader ("otter", through its Python
+    API) or nbgrader grades it, the students benchmarks/engines.py excludes for that engine left out: run once per
+    test run for every test that reads it (the engines' agreement, the exports' own score checks), across
+    pytest-xdist's workers too.  nbgrader alone spent 66 s of CI re-grading five of n-queens' students."""
+    def grades(engine, assignment_id):
+        record = shared_folder / f"peer-class-{engine}-{assignment_id}.json"
+        with open(shared_folder / f"peer-class-{engine}-{assignment_id}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
+            if not record.exists():
+                course = load_course(ROOT)
+                assignment = load_assignment(course, assignment_id)
+                paths = [p for p in example_class(assignment_id)
+                         if (engine, assignment_id, p.stem) not in engines.EXCLUDED_STUDENTS]
+                work = shared_folder / f"peer-class-{engine}-{assignment_id}"
+                shutil.rmtree(work, ignore_errors=True)        # a worker that failed half-way left it
+                if engine == "otter":
+                    # One process through otter's Python API (test_export_otter checks it agrees with `otter run`):
+                    # a fresh `otter run` per notebook costs seconds of start-up each.
+                    verdicts = engines.grade_otter(course, assignment, paths, work, via="api")
+                else:
+                    verdicts = engines.grade_nbgrader(course, assignment, paths, work)
+                record.write_text(json.dumps({s: [v.cases, v.status, v.note] for s, v in verdicts.items()}))
+        return {s: engines.Verdict(*v) for s, v in json.loads(record.read_text()).items()}
+    return grades
+
+
 def copy_course(destination):
     """The course's sources and generated files copied into `destination` (made if need be)."""
     destination.mkdir(parents=True, exist_ok=True)
