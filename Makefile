@@ -80,7 +80,8 @@ quick: $(VENV)/.test-installed
 	$(PYTEST) -n auto -q -m "$(QUICK)"
 
 # Everything: in parallel, then, one at a time, the tests that must have the machine to themselves
-# (they judge time, or change the checkout's own file modes).
+# (they judge time, or change the checkout's own file modes).  Of those, otter's and nbgrader's runs of the
+# class built around speed go side by side: one process each on two cores, none waiting for another.
 # One worker more than there are cores: many tests spend part of their time waiting for a kernel or a
 # subprocess to start, which another worker fills; worksteal keeps the long tests from ending the run alone.
 TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
@@ -92,7 +93,8 @@ test: $(VENV)/.test-installed
 	$(MAKE) -j3 $(TEST_VENVS)
 	sh tests/browser/install.sh
 	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "not alone" --durations=30
-	$(PYTEST) -m alone --durations=10
+	$(PYTEST) -n 2 -m "alone and peers" --durations=5
+	$(PYTEST) -m "alone and not peers" --durations=10
 
 build: install
 	$(BIN)/autograder build

@@ -22,6 +22,7 @@ description, and never show their call.
 import argparse
 import json
 import os
+import re
 import stat
 import zipfile
 from pathlib import Path
@@ -52,7 +53,13 @@ if ! "$PYTHON" -m venv "$VENV"; then
     apt-get update && apt-get install -y "$(basename "$PYTHON")-venv"
     "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$ROOT/source/course"
+# pip brings uv (the course's pin), and uv the engine and its packages: the same pins in a fraction of pip's
+# time.  Bytecode is compiled now, once, rather than in every submission's container.  pip alone if uv fails.
+if [ -n "__UV__" ] && "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "__UV__"; then
+    "$VENV/bin/uv" pip install --quiet --compile-bytecode --python "$VENV/bin/python" "$ROOT/source/course"
+else
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$ROOT/source/course"
+fi
 "$VENV/bin/autograder" --help >/dev/null
 echo "installed the autograder into $VENV"
 """
@@ -81,6 +88,17 @@ status=$?
     --graded "$OUT" --grade-status "$status" --log "$OUT/grade.log" \
     --out "$ROOT/results/results.json"
 """
+
+
+def _uv_pin(pyproject):
+    """The engine's own pin of uv ("uv==X", its `test` group), or "" (setup.sh then uses pip alone)."""
+    import tomllib
+
+    try:
+        groups = tomllib.loads(Path(pyproject).read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    except (OSError, ValueError, KeyError):
+        return ""
+    return next((pin for pin in groups.get("test", []) if re.fullmatch(r"uv==[0-9][0-9A-Za-z.]*", pin)), "")
 
 
 def _package_dir():
@@ -120,7 +138,7 @@ def export(course, assignment, out_dir):
     """Write DIR/<id>-gradescope.zip; return [its path]."""
     out_dir = Path(out_dir)
     assignment.load_expected()   # fail now, not on Gradescope, if expected.json is missing or stale
-    texts = {"setup.sh": SETUP_SH,
+    texts = {"setup.sh": SETUP_SH.replace("__UV__", _uv_pin(_package_dir().parent / "pyproject.toml")),
              "run_autograder": RUN_AUTOGRADER.replace("__ASSIGNMENT__", _shell_word(assignment.id))}
     files = bundle_files(course, assignment)
     zip_path = out_dir / f"{assignment.id}-gradescope.zip"

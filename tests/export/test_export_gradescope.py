@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -147,6 +148,7 @@ def test_setup_sh_installs_the_bundled_engine_that_run_autograder_uses(zip_path,
                            env={**os.environ, **env, "AUTOGRADER_ROOT": str(root)}, timeout=1200)
     assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
     assert (root / "venv" / "bin" / "autograder").is_file()
+    assert (root / "venv" / "bin" / "uv").is_file()       # pip brought uv, and uv the engine
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
                           env={**os.environ, **env, "AUTOGRADER_ROOT": str(root)}, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -231,3 +233,15 @@ def test_a_helper_module_beside_the_notebook_runs_beside_it_and_is_never_the_han
     data = json.loads((root / "results" / "results.json").read_text())
     check_format(data, nqueens)
     assert data["score"] == pytest.approx(5.0), data["output"]
+
+
+def test_setup_sh_pins_uv_as_the_engine_does_and_falls_back_to_pip_without_a_pin(zip_path, tmp_path):
+    pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    uv = next(p for p in pins if p.startswith("uv=="))
+    with zipfile.ZipFile(zip_path) as archive:
+        setup = archive.read("setup.sh").decode()
+    assert f'-m pip install --quiet --disable-pip-version-check "{uv}"' in setup and "__UV__" not in setup
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[project.optional-dependencies]\n'
+                                             'test = ["pytest==9.2.0", "uv==1.0; rm -rf /"]\n')
+    assert gradescope._uv_pin(tmp_path / "pyproject.toml") == ""
+    assert gradescope._uv_pin(tmp_path / "missing.toml") == ""
