@@ -70,21 +70,30 @@ def nqueens_expected(nqueens):
     return nqueens.load_expected()
 
 
+def once_per_run(shared_folder, name, make):
+    """The JSON record `make()` returns, made once per test run and shared by pytest-xdist's workers: the first
+    to get here makes it, the others wait for it under a file lock and read it.  A worker that fails half-way
+    writes no record, so the next one makes it again."""
+    record = shared_folder / f"{name}.json"
+    with open(shared_folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
+        if not record.exists():
+            record.write_text(json.dumps(make()))
+    return json.loads(record.read_text())
+
+
 @pytest.fixture(scope="session")
 def build_check_of_the_course(shared_folder):
     """`autograder build --check` of the course as it ships (course.toml still names the example repository):
-    it runs every assignment's reference, so the tests that read its verdict or its output share one run, across
-    pytest-xdist's workers too: the first to get here runs it, the others wait for its record and read it."""
+    it runs every assignment's reference, so the tests that read its verdict or its output share one run."""
     from click.testing import CliRunner
     from autograder.cli.main import main
-    record = shared_folder / "build-check-of-the-course.json"
-    with open(shared_folder / "build-check-of-the-course.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
-        if not record.exists():
-            result = CliRunner().invoke(main, ["--course", str(ROOT), "build", "--check"])
-            record.write_text(json.dumps({"exit_code": result.exit_code, "output": result.output,
-                                          "stdout": result.stdout, "stderr": result.stderr}))
-    return types.SimpleNamespace(**json.loads(record.read_text()))
+
+    def check():
+        result = CliRunner().invoke(main, ["--course", str(ROOT), "build", "--check"])
+        return {"exit_code": result.exit_code, "output": result.output,
+                "stdout": result.stdout, "stderr": result.stderr}
+    return types.SimpleNamespace(**once_per_run(shared_folder, "build-check-of-the-course", check))
 
 
 def example_class(assignment_id):
@@ -113,24 +122,22 @@ def peer_class_grades(shared_folder):
     test run for every test that reads it (the engines' agreement, the exports' own score checks), across
     pytest-xdist's workers too.  nbgrader alone spent 66 s of CI re-grading five of n-queens' students."""
     def grades(engine, assignment_id):
-        record = shared_folder / f"peer-class-{engine}-{assignment_id}.json"
-        with open(shared_folder / f"peer-class-{engine}-{assignment_id}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
-            if not record.exists():
-                course = load_course(ROOT)
-                assignment = load_assignment(course, assignment_id)
-                paths = [p for p in example_class(assignment_id)
-                         if (engine, assignment_id, p.stem) not in engines.EXCLUDED_STUDENTS]
-                work = shared_folder / f"peer-class-{engine}-{assignment_id}"
-                shutil.rmtree(work, ignore_errors=True)        # a worker that failed half-way left it
-                if engine == "otter":
-                    # One process through otter's Python API (test_export_otter checks it agrees with `otter run`):
-                    # a fresh `otter run` per notebook costs seconds of start-up each.
-                    verdicts = engines.grade_otter(course, assignment, paths, work, via="api")
-                else:
-                    verdicts = engines.grade_nbgrader(course, assignment, paths, work)
-                record.write_text(json.dumps({s: [v.cases, v.status, v.note] for s, v in verdicts.items()}))
-        return {s: engines.Verdict(*v) for s, v in json.loads(record.read_text()).items()}
+        def run():
+            course = load_course(ROOT)
+            assignment = load_assignment(course, assignment_id)
+            paths = [p for p in example_class(assignment_id)
+                     if (engine, assignment_id, p.stem) not in engines.EXCLUDED_STUDENTS]
+            work = shared_folder / f"peer-class-{engine}-{assignment_id}"
+            shutil.rmtree(work, ignore_errors=True)        # a worker that failed half-way left it
+            if engine == "otter":
+                # One process through otter's Python API (test_export_otter checks it agrees with `otter run`):
+                # a fresh `otter run` per notebook costs seconds of start-up each.
+                verdicts = engines.grade_otter(course, assignment, paths, work, via="api")
+            else:
+                verdicts = engines.grade_nbgrader(course, assignment, paths, work)
+            return {s: [v.cases, v.status, v.note] for s, v in verdicts.items()}
+        record = once_per_run(shared_folder, f"peer-class-{engine}-{assignment_id}", run)
+        return {s: engines.Verdict(*v) for s, v in record.items()}
     return grades
 
 

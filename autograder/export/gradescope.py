@@ -54,7 +54,8 @@ if ! "$PYTHON" -m venv "$VENV"; then
     "$PYTHON" -m venv "$VENV"
 fi
 # pip brings uv (the course's pin), and uv the engine and its packages: the same pins in a fraction of pip's
-# time.  Bytecode is compiled now, once, rather than in every submission's container.  pip alone if uv fails.
+# time.  Bytecode is compiled now, once, rather than in every submission's container.  pip alone when the
+# export found no pin or pip cannot get uv.
 if [ -n "__UV__" ] && "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "__UV__"; then
     "$VENV/bin/uv" pip install --quiet --compile-bytecode --python "$VENV/bin/python" "$ROOT/source/course"
 else
