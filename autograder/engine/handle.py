@@ -65,6 +65,7 @@ class Worker:
         self._closed = False
         self.used = 0.0
         self._last_cpu = None  # CPU seconds the last request used, as the kernel counted them
+        self._last_busy = None  # seconds the last request was busy, not waiting for a CPU (watch.Watch.end)
         self._counts = Counts(pid)  # the kernel's counts of the worker's time, and of every process it started
         # Outside the namespaces layer (whose tmpfs has its own size), the worker's folder lies on the
         # grader's disk, where only RLIMIT_FSIZE (one file) would hold it: its whole size is watched.
@@ -113,7 +114,7 @@ class Worker:
     def call(self, call, limit, ahead=(), fork_runners=False):
         """Run one requests.Call in the case runner (forking one if needed), or in the worker.
 
-        Returns the checked reply, with "timed_out" and "cpu_seconds".  Raises CaseCrashed when the call's runner
+        Returns the checked reply, with "timed_out", "cpu_seconds" and "busy_seconds" (watch.Watch.end).  Raises CaseCrashed when the call's runner
         died or answered badly (the worker is still fine), WorkerDied when the worker itself must be replaced.
         `ahead`: [(a Call that comes next, its limit), ...] in order, sent right behind this one when the worker
         answers calls itself, so each starts the moment the one before it is answered instead of a round trip
@@ -158,6 +159,7 @@ class Worker:
             timed_out = True
         reply["timed_out"] = timed_out or bool(reply.get("interrupted"))
         reply["cpu_seconds"] = used
+        reply["busy_seconds"] = self._last_busy
         return reply
 
     def _start_runner(self):
@@ -251,7 +253,7 @@ class Worker:
         try:
             reply, stopped = self._await(number, kind, pid, waited)
         finally:
-            self._last_cpu, charge = waited.end()
+            self._last_cpu, charge, self._last_busy = waited.end()
             # A request is charged at most its limit: what it took the grader to notice and stop an
             # overrun is the grader's time, never the hand-in's budget.
             self.used += min(charge, limit)

@@ -236,8 +236,9 @@ class _Run:
         """One call; returns (outcome, whether the worker is still usable).
 
         The time is measured here, outside the student's process, so patching the clock in the notebook changes
-        nothing.  A call with `repeat` k runs k times and keeps the fastest, for cases that judge speed.  `ahead`:
-        see Worker.call.
+        nothing.  A call with `repeat` k runs k times and keeps the fastest, for cases that judge speed.  A judged
+        call's time is the time it was busy, its waits for a CPU left out (watch.Watch.end): a speed case and its
+        baseline are timed apart, and a CPU hog between them must not decide the case.  `ahead`: see Worker.call.
         """
         # A judged time is read the moment its answer comes, not when a busy core next frees up (scheduling.py).
         with promptly() if call.alone else contextlib.nullcontext():
@@ -259,6 +260,8 @@ class _Run:
                                    seconds=time.perf_counter() - started), False
             seconds = time.perf_counter() - started
             self.student_seconds += min(reply["seconds"], seconds)
+            if call.timed and reply.get("busy_seconds") is not None:
+                seconds = min(seconds, reply["busy_seconds"])
             if reply["timed_out"] and self._compiling(worker, call, reply, timeout):
                 # The limit ran out while a JIT compiler (numba's @njit) was compiling the function on its first
                 # call, as it does once per function and argument types: the call runs once more, allowed the

@@ -107,11 +107,18 @@ class Watch:
         return None
 
     def end(self):
-        """(CPU seconds its processes used or None, seconds to charge to the budget) once the request is over:
-        its wall time not spent waiting for a CPU, or the CPU time of its processes where that is more (a
-        Pool's processes use more than one CPU at a time)."""
+        """(CPU seconds its processes used or None, seconds to charge to the budget, seconds it was busy) once the
+        request is over.  The charge: its wall time not spent waiting for a CPU, or the CPU time of its processes
+        where that is more (a Pool's processes use more than one CPU at a time).
+
+        Busy: the same, but with the CPU time's floor lowered by two clock ticks, the resolution of the counts it
+        is the difference of.  It is how long a judged call took as if it had had a CPU to itself: a speed case
+        and its baseline may be timed seconds apart, under different loads, and wall time would judge the load.
+        The waits are the kernel's, counted outside the hand-in, and the floor keeps a hand-in from shrinking
+        its time by keeping its own processes waiting: whatever they compute counts as CPU time."""
         _, used, not_waiting = self._counts()
-        return used, max(0.0, not_waiting, used or 0.0)
+        floor = max(0.0, (used or 0.0) - 2 / CLOCK_TICKS)
+        return used, max(0.0, not_waiting, used or 0.0), max(not_waiting, floor)
 
 
 

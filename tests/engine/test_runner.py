@@ -711,3 +711,38 @@ def test_a_pool_s_processes_die_with_the_case_runner_that_started_them():
     assert [c.status for c in outcome.calls] == ["crashed", "timeout", "ok", "ok"], outcome.calls
     assert len(outcome.calls[2].value) == 2, outcome.calls[2].value     # the worker and the runner asking
     assert outcome.calls[3].value == 2500
+
+
+_ON_ONE_CPU_BESIDE_A_HOG = r'''
+import json, os, subprocess, sys
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])  # on that one CPU too: affinity is inherited
+try:
+    from autograder.core.calls import parse_call
+    from autograder.engine import Call, Sandbox, runner
+    cells = ["import time\ndef burn(s):\n    end = time.process_time() + s\n    while time.process_time() < end:\n"
+             "        pass\n    return s"]
+    calls = [Call.of(parse_call("burn(0.3)").encoded(), timed=timed) for timed in (True, False)]
+    outcome = runner.run(Sandbox(), 0, cells, calls, [5.0, 5.0], 5.0, 60.0)
+    print(json.dumps([[c.status, c.seconds] for c in outcome.calls]))
+finally:
+    hog.kill()
+'''
+
+
+def test_a_judged_time_leaves_out_the_waits_for_a_cpu_that_a_hog_causes():
+    """A speed case and its baseline are timed apart: a CPU hog beside one of them must not decide the case.
+    Pinned to one CPU with a hog, a call that computes for 0.3 s took 0.44 to 0.71 s of wall time (judged by wall
+    time before); judged now, it takes its 0.3 s: the kernel's count of its waits for the CPU, taken outside the
+    hand-in, is left out."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    done = subprocess.run([sys.executable, "-c", _ON_ONE_CPU_BESIDE_A_HOG], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (judged_status, judged), (plain_status, wall) = json.loads(done.stdout.strip().splitlines()[-1])
+    assert judged_status == plain_status == "ok"
+    assert wall > judged + 0.08  # the hog had its share of the CPU: the load is there
+    assert 0.29 < judged < 0.36  # and the judged time is the call's own
