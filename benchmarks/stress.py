@@ -4,12 +4,16 @@ A test that fails here but passes alone fails on load, not on a defect: it waits
 time against a constant (CONTRIBUTING.md, "Tests under load").  The hogs are ended whatever happens (the command
 fails, Ctrl-C, SIGTERM); then the command's exit status and wall time are printed, one line per run.
 
-    .venv/bin/python benchmarks/stress.py                      # bash .ci/run beside 2 hogs
-    .venv/bin/python benchmarks/stress.py --hogs 3 --runs 3 -- .venv/bin/python -m pytest tests/engine
+    python3 benchmarks/stress.py                      # bash .ci/run beside 2 hogs (standard library only:
+    python3 benchmarks/stress.py --hogs 3 --runs 3 -- .venv/bin/python -m pytest tests/engine   # a fresh clone)
+
+Stopped (Ctrl-C, SIGTERM), it ends the command's whole process group too, not only the command: a CI run whose
+`bash` alone is killed goes on, as make and pytest, loading the machine with no one to read its output.
 """
 
 import argparse
 import ctypes
+import os
 import signal
 import subprocess
 import sys
@@ -48,10 +52,47 @@ def run_once(command, hogs):
     started = time.monotonic()
     busy = start_hogs(hogs)
     try:
-        status = subprocess.run(command, cwd=ROOT).returncode
+        # A session of its own: what it starts can be ended with it, and a terminal's Ctrl-C comes here first.
+        with subprocess.Popen(command, cwd=ROOT, start_new_session=True) as process:
+            try:
+                status = process.wait()
+            except BaseException:
+                end_group(process)
+                raise
     finally:
         stop_hogs(busy)
     return status, time.monotonic() - started
+
+
+def end_group(process, grace=10.0):
+    """SIGTERM to the command's process group, then, after `grace` seconds, SIGKILL to what is left of it."""
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, signum)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                return
+            if process.poll() is not None and not _group_alive(process.pid):
+                return
+            time.sleep(0.05)
+
+
+def _group_alive(group):
+    """Is a process of `group` still running (not a zombie)?"""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 def main(argv=None):

@@ -8,9 +8,11 @@ print is not judged: only that they end, print their table, and say what they le
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -187,6 +189,30 @@ def test_stress_runs_a_command_beside_its_hogs_and_ends_them():
     hogs = next(line for line in done.stdout.splitlines() if line.startswith("hogs:")).split()[1:]
     assert len(hogs) == 2, done.stdout
     assert not [pid for pid in hogs if _cmdline(pid).endswith(b"pass")]      # ended (and reaped) with the run
+
+
+def test_stress_stopped_ends_what_its_command_started_not_only_the_command():
+    """SIGTERM to stress.py (or Ctrl-C) ends the command's process group: a CI run whose `bash` alone was killed went
+    on as make and pytest, loading the machine with no one to read it."""
+    starter = ("import subprocess, sys, time\n"
+               "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)  # stress-grandchild'])\n"
+               "print('child', child.pid, flush=True)\ntime.sleep(600)")
+    stress = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "stress.py"), "--hogs", "1", "--",
+                               sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        line = stress.stdout.readline()          # the event: the grandchild has started
+        assert line.startswith("child "), line
+        child = line.split()[1]
+        stress.send_signal(signal.SIGTERM)
+        out, _ = stress.communicate(timeout=120)
+        assert stress.returncode == 130 and "stopped" in out, out
+        deadline = time.monotonic() + 60
+        while b"stress-grandchild" in _cmdline(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert b"stress-grandchild" not in _cmdline(child), "the command's child outlived stress.py"
+    finally:
+        stress.kill()
+        stress.wait()
 
 
 def _cmdline(pid):
