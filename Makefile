@@ -30,7 +30,8 @@ endif
 # the rest: the same pins in a fraction of pip's time (a copied course makes its venv again; CI makes several).
 # --compile-bytecode: as pip does; the sandbox's kernels cannot write bytecode into the venv, so without it
 # every kernel would compile what it imports again.
-UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode -c $(VENV)/constraints.txt
+UV_PIP = $(BIN)/uv pip install --quiet -c $(VENV)/constraints.txt
+UV_INSTALL = $(UV_PIP) --compile-bytecode
 
 $(VENV)/.installed: pyproject.toml
 	$(if $(VENV_MOVED),@echo "$(VENV) was made in another folder (copied here?): making it again for $(CURDIR)" && rm -rf $(VENV))
@@ -54,7 +55,7 @@ $(VENV)/.test-installed: $(VENV)/.installed
 $(STUDENT_VENV)/.installed: requirements-student.txt $(VENV)/.test-installed
 	rm -rf $(STUDENT_VENV)
 	$(PYTHON) -m venv $(STUDENT_VENV)
-	$(subst --compile-bytecode ,,$(UV_INSTALL)) --python $(STUDENT_VENV)/bin/python -r requirements-student.txt
+	$(UV_PIP) --python $(STUDENT_VENV)/bin/python -r requirements-student.txt
 	touch $@
 
 # The example classes are not the course's students: graded without the roster into build/demo/, they

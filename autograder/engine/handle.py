@@ -114,8 +114,9 @@ class Worker:
     def call(self, call, limit, ahead=(), fork_runners=False):
         """Run one requests.Call in the case runner (forking one if needed), or in the worker.
 
-        Returns the checked reply, with "timed_out", "cpu_seconds" and "busy_seconds" (watch.Watch.end).  Raises CaseCrashed when the call's runner
-        died or answered badly (the worker is still fine), WorkerDied when the worker itself must be replaced.
+        Returns the checked reply, with "timed_out", "cpu_seconds" and "busy_seconds" (watch.Watch.end).  Raises
+        CaseCrashed when the call's runner died or answered badly (the worker is still fine), WorkerDied when the
+        worker itself must be replaced.
         `ahead`: [(a Call that comes next, its limit), ...] in order, sent right behind this one when the worker
         answers calls itself, so each starts the moment the one before it is answered instead of a round trip
         later.  `fork_runners`: see answers_calls_itself.

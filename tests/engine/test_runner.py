@@ -4,6 +4,8 @@ import json
 import os
 import select
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from autograder.engine import Call, Limits, Sandbox, runner
 from autograder.core.calls import parse_call
 from autograder.engine.handle import CaseCrashed
+from conftest import ROOT
 from autograder.grade.handin import shared_sandbox
 
 
@@ -735,10 +738,6 @@ def test_a_judged_time_leaves_out_the_waits_for_a_cpu_that_a_hog_causes():
     Pinned to one CPU with a hog, a call that computes for 0.3 s took 0.44 to 0.71 s of wall time (judged by wall
     time before); judged now, it takes its 0.3 s: the kernel's count of its waits for the CPU, taken outside the
     hand-in, is left out."""
-    import subprocess
-    import sys
-
-    from conftest import ROOT
     done = subprocess.run([sys.executable, "-c", _ON_ONE_CPU_BESIDE_A_HOG], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
