@@ -14,6 +14,7 @@ STALL_FACTOR = 2.0      # a limit's wall-clock backstop: this many times the lim
 STALL_EXTRA = 1.0       # ... plus this, not counting time spent waiting for a CPU
 POLL = 0.25             # how often a long call's CPU time is looked at, while far from its limit
 CLOSE_POLL = 0.005      # and how often once it could be past it
+OTHERS_GRACE = 10       # after an interrupt, the CPU the doer's other processes may use, in graces (answer_overdue)
 
 
 def cpu_tolerance(limit):
@@ -51,6 +52,7 @@ class Watch:
         self.started = time.monotonic()
         self.first = first if first is not None else usage()      # when it started
         self.used = 0.0           # CPU seconds of its processes at the last look (never less than at the one before)
+        self.doer_used = 0.0      # of which the process doing the request's own
         self.rate = 1.0           # CPU seconds per second they used so far, at least 1
         self.waited = {}          # thread -> seconds it waited for a CPU since the start, at the last look it was seen
         self.backstop = stall_after if stall_after is not None else limit * STALL_FACTOR + STALL_EXTRA
@@ -64,18 +66,27 @@ class Watch:
     def interrupted(self):
         """The grader has just interrupted the process doing the request (see answer_overdue)."""
         self._counts()
-        self._interrupted = (time.monotonic(), self._doer_waited(), self.used)
+        self._interrupted = (time.monotonic(), self._doer_waited(), self._others_used())
 
     def answer_overdue(self, grace):
         """Has the process doing the request had `grace` seconds since its interrupt to answer, running or asleep?
         Its waits for a CPU are not counted: on a loaded machine an honest process may wait longer than that to
-        run its handler.  Its own waits alone, which never outgrow the wall clock, so the grace always ends; and
-        it ends too once its processes used that much CPU (one that shrugs off the interrupt while the
-        processes it started keep it from a CPU)."""
+        run its handler.  Its own waits alone, which never outgrow the wall clock, so the grace always ends.
+
+        It ends sooner once the other processes of its tree used OTHERS_GRACE times as much CPU since: a process
+        that shrugs off the interrupt while the processes it started keep it from a CPU (each may be a session,
+        so a scheduling group, of its own) costs the grader no more than that.  The doer's own CPU time is not
+        in that count (an answer is made of it), and the budget is ten times the grace: with two hogs on two
+        cores, a child that left its session used 0.1 CPU-s before the interrupted worker, waiting its turn,
+        wrote its answer, and a worker that would have answered was killed."""
         self._counts()
-        since, waited, used = self._interrupted
+        since, waited, others = self._interrupted
         return (time.monotonic() - since - (self._doer_waited() - waited) >= grace
-                or self.used - used >= grace)
+                or self._others_used() - others >= grace * OTHERS_GRACE)
+
+    def _others_used(self):
+        """CPU seconds the worker's processes but the doer used since the request started."""
+        return max(0.0, self.used - self.doer_used)
 
     def _doer_waited(self):
         return sum(seconds for (process, _, thread), seconds in self.waited.items()
@@ -90,6 +101,7 @@ class Watch:
             return elapsed, None, elapsed
         # A look can miss a process the instant its parent reaps it (its time is in neither yet): never less.
         self.used = max(self.used, now.cpu - self.first.cpu)
+        self.doer_used = max(self.doer_used, now.doer_cpu - self.first.doer_cpu)
         self.rate = max(1.0, self.used / elapsed) if elapsed > 0 else 1.0
         for thread, seconds in now.waits.items():
             # A thread that ended keeps what it was last seen to wait; one new since the start waited from zero.
@@ -181,6 +193,7 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 class Usage(typing.NamedTuple):
     cpu: float           # CPU seconds of a worker and of every process it started, ended ones included
     waits: dict          # {(pid, its start, thread id): seconds that thread has waited for a CPU}
+    doer_cpu: float = 0.0   # of those, the CPU seconds of the process doing the request itself (not its children)
 
 
 class Counts:
@@ -220,15 +233,17 @@ class Counts:
     def read(self, pid):
         """The Usage of the worker's tree (`pid`: the process doing the request, whose files stay open too); None
         once the worker is gone."""
-        ticks, waits = 0, {}
+        ticks, doer, waits = 0, 0, {}
         for process, (fields, threads) in self._walk(keep=(self.worker, pid)).items():
             ticks += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+            if process == pid:
+                doer = int(fields[11]) + int(fields[12])
             start = int(fields[19])
             for thread, waited in threads.items():
                 waits[(process, start, thread)] = waited / 1e9
         if not waits:
             return None
-        return Usage(ticks / CLOCK_TICKS, waits)
+        return Usage(ticks / CLOCK_TICKS, waits, doer / CLOCK_TICKS)
 
     def members(self):
         """{pid: its start time} of the live processes of the worker's tree but the worker (zombies are not)."""

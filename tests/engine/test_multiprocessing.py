@@ -26,7 +26,8 @@ from autograder.engine import Call, handle, runner
 from autograder.engine.isolation import has_cap_sys_admin
 from autograder.engine.sandbox import Sandbox
 from autograder.engine.semaphores import SHARED_MEMORY_REFUSED, SPAWN_REFUSED
-from autograder.engine.watch import STALL_EXTRA, STALL_FACTOR, Counts, Watch
+from autograder.engine import watch
+from autograder.engine.watch import OTHERS_GRACE, STALL_EXTRA, STALL_FACTOR, Counts, Usage, Watch
 
 pytestmark = pytest.mark.slow
 
@@ -208,6 +209,47 @@ def test_a_child_that_leaves_its_process_group_is_counted_and_dies_with_its_case
             assert worker.call(Call.of(parse_call("burst(0.05)").encoded()), 1.0, fork_runners=True)["value"] == 0.1
         finally:
             worker.close()
+
+
+class _Scripted:
+    """A clock and the kernel's counts of a worker (pid 10, doing the request) and its child (pid 11), moved by
+    the test: what a loaded machine does to them, without the load."""
+    def __init__(self):
+        self.clock, self.doer_cpu, self.child_cpu, self.doer_waited = 100.0, 0.0, 0.0, 0.0
+
+    def usage(self):
+        return Usage(self.doer_cpu + self.child_cpu, {(10, 1, 10): self.doer_waited, (11, 2, 11): 0.0}, self.doer_cpu)
+
+    def run(self, seconds, doer_cpu=0.0, doer_waited=0.0, child_cpu=0.0):
+        self.clock += seconds
+        self.doer_cpu += doer_cpu
+        self.doer_waited += doer_waited
+        self.child_cpu += child_cpu
+
+
+def test_an_interrupted_worker_waiting_for_a_cpu_is_not_killed_for_what_its_child_computes(monkeypatch):
+    """After its interrupt, a worker has 0.1 s to answer, not counting its waits for a CPU.  Its child (its own
+    session: a scheduling group of its own) may compute on the other core meanwhile: that ended the grace once
+    it used 0.1 CPU-s, and a worker that would have answered was killed (the test above failed beside two
+    hogs).  The doer's other processes now get ten graces of CPU; the doer's own running or sleeping still
+    ends it after one."""
+    grace = handle.INTERRUPT_GRACE
+    for shrugs_off in (False, True):
+        state = _Scripted()
+        monkeypatch.setattr(watch.time, "monotonic", lambda: state.clock)
+        watched = Watch(state.usage, limit=1.0, doer=10)
+        state.run(1.2, child_cpu=1.2)            # the child computed past the limit; the worker waits for it
+        assert watched.verdict() == "over"
+        watched.interrupted()
+        # Waiting its turn on a loaded core, the worker runs its handler; the child computes on the other core.
+        state.run(0.5, doer_cpu=0.01, doer_waited=0.49, child_cpu=0.5)
+        assert not watched.answer_overdue(grace)
+        if shrugs_off:      # it runs on, or sleeps, without answering: one grace of its own time
+            state.run(grace, doer_cpu=grace / 2)
+            assert watched.answer_overdue(grace)
+        else:               # the child computes on and the worker never gets a CPU: a bounded cost
+            state.run(grace * OTHERS_GRACE, doer_waited=grace * OTHERS_GRACE, child_cpu=grace * OTHERS_GRACE)
+            assert watched.answer_overdue(grace)
 
 
 def _late(worker):
