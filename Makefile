@@ -82,22 +82,28 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 quick: $(VENV)/.test-installed
 	$(PYTEST) -n auto -q -m "$(QUICK)"
 
-# Everything: in parallel, then, one at a time, the tests that must have the machine to themselves
-# (they judge time, or change the checkout's own file modes).  Of those, otter's and nbgrader's runs of the
-# class built around speed go side by side: one process each on two cores, none waiting for another.
+# Everything: in parallel, then the tests that must not share the machine with that tier (they judge time, or change
+# the checkout's own file modes), on two workers: otter's and nbgrader's runs of the class built around speed side
+# by side, one process each on two cores, and every other `alone` test one at a time beside them (their group,
+# tests/conftest.py): the one process they make at a time left a core idle when they had the machine to themselves.
 # One worker more than there are cores: many tests spend part of their time waiting for a kernel or a
 # subprocess to start, which another worker fills; worksteal keeps the long tests from ending the run alone.
 TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
 
-# The three test venvs are made side by side (downloads and unpacking overlap), then the browser.
+# What the tests need, made side by side: the browser (apt's downloads and unpacking) from the start, and the three
+# test venvs (uv's) once the grader's own venv, whose uv and constraints they use, is made.
 TEST_VENVS := $(STUDENT_VENV)/.installed .venv-otter/.installed .venv-nbgrader/.installed
 
-test: $(VENV)/.test-installed
-	$(MAKE) -j3 $(TEST_VENVS)
+.PHONY: test-setup browser
+test-setup: $(VENV)/.test-installed $(TEST_VENVS) browser
+
+browser:
 	sh tests/browser/install.sh
+
+test:
+	$(MAKE) -j4 test-setup
 	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "not alone" --durations=30
-	$(PYTEST) -n 2 -m "alone and peers" --durations=5
-	$(PYTEST) -m "alone and not peers" --durations=10
+	$(PYTEST) -n 2 --dist loadgroup -m alone --durations=10
 
 build: install
 	$(BIN)/autograder build

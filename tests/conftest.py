@@ -19,6 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import engines  # noqa: E402,F401  (re-exported for the tests that compare engines)
 STUDENT_PYTHON = ROOT / ".venv-student" / "bin" / "python"
+
+
+def pytest_collection_modifyitems(items):
+    """The `alone` tier runs on two workers, `--dist loadgroup` (Makefile): the other graders' runs of the class
+    built around speed go side by side, one per core, and every other `alone` test goes one after another beside
+    them, in one group.  Some of those make the checkout's own folders private while an ordinary user's grader
+    reads it; others send a grader Ctrl-C or judge a time: none of them may run beside another of them."""
+    for item in items:
+        if item.get_closest_marker("alone") and not item.get_closest_marker("peers"):
+            item.add_marker(pytest.mark.xdist_group("alone-one-at-a-time"))
 # The n-queens functions of a cheating hand-in, answered from the dict ANSWERS of expected values it found
 # somewhere (what the tests that hide the answers try to find).
 # A thief that found expected.json reads cases.toml beside it too: hidden cases' answers are keyed by description.

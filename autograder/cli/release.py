@@ -23,8 +23,6 @@ from ..publish.classroom import release_classroom, write_manifest
 from ..publish.canvas_checks import check_canvas_columns
 from ..roster.store import CourseRecords, unusable
 from ..publish.lms import release_lms
-from ..intake.canvas_api import Connection
-from ..publish.canvas_push import PushOptions, push_to_canvas
 from ..publish.students import release_students
 from .options import ASSIGNMENT, graded_assignment
 
@@ -64,8 +62,8 @@ def release_command(course_root, assignment_id, out_dir, target, kind, lms_colum
     """Release feedback and grades (LMS files, Canvas through its API, or Classroom branches), or the student
     bundle."""
     if target == "canvas" and not students_bundle:
-        return canvas_release(course_root, assignment_id, out_dir, force,
-                              PushOptions(dry_run=dry_run, post=post, force=force, grades_only=grades_only))
+        return canvas_release(course_root, assignment_id, out_dir, force, dry_run=dry_run, post=post,
+                              grades_only=grades_only)
     if dry_run or post or grades_only:
         raise click.UsageError("--dry-run, --post and --grades-only go with --to canvas")
     target = Path(target)
@@ -319,9 +317,14 @@ def _say_what_changed(kind, result, who):
 
 # --- release --to canvas ----------------------------------------------------------------------------
 
-def canvas_release(course_root, assignment_id, out_dir, force, options):
+def canvas_release(course_root, assignment_id, out_dir, force, dry_run, post, grades_only):
     """`release --to canvas`: the checks every release makes, then each student's grade and comment through
     Canvas's API (publish/canvas_push.py), and what was sent, said."""
+    # Canvas's client (canvasapi, requests) is loaded for this path alone: a release to files never needs it.
+    from ..intake.canvas_api import Connection
+    from ..publish.canvas_push import PushOptions, push_to_canvas
+
+    options = PushOptions(dry_run=dry_run, post=post, force=force, grades_only=grades_only)
     if out_dir is None:
         raise click.UsageError("--out is required (the folder holding gradebook.db)")
     course, assignment = graded_assignment(course_root, assignment_id, out_dir)

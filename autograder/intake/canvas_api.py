@@ -31,7 +31,7 @@ from canvasapi import Canvas
 from canvasapi.exceptions import CanvasException, Forbidden, RateLimitExceeded, ResourceDoesNotExist
 from canvasapi.requester import Requester
 
-from ..core.errors import AutograderError
+from .canvas_errors import CanvasError
 
 TOKEN_VARIABLE = "CANVAS_API_TOKEN"
 KEYRING_SERVICE = "autograder-canvas"
@@ -40,14 +40,6 @@ NEW_TOKEN = "Canvas: Account → Settings → New access token"
 LOW_BUCKET = 150
 MAX_BACKOFF = 120.0          # seconds of waiting for one request, in all, before its refusal stands
 CONNECT_TIMEOUT, READ_TIMEOUT = 15, 120
-
-
-class CanvasError(AutograderError):
-    """Canvas cannot be reached, or refused; `status` is its HTTP status (0: no answer)."""
-
-    def __init__(self, message, status=0):
-        super().__init__(message)
-        self.status = status
 
 
 def no_canvas_assignment(assignment_id):

@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from . import files, identity, zips
 from .assemble import NOTE
 from .budget import CLASS, UPLOAD
-from .canvas_api import CanvasError
+from .canvas_errors import CanvasError
 
 MANIFEST = ".canvas_pull.json"
 FORMAT = 1

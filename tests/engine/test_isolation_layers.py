@@ -447,10 +447,15 @@ def test_a_hand_in_cannot_fill_the_disk_under_out(tmp_path, course, condition, l
 
     _skip_unless_possible(condition)
     handins = _owned_folder(tmp_path, condition, "handins")
-    filler = ("for i in range(40):\n    with open(f'big{i}.bin', 'wb') as f:\n        f.write(bytes(60 << 20))\n"
+    # Each writes a file, then waits half a second: longer than the grader's look at the folder takes to come
+    # round (POLL, 0.25 s) on a loaded machine too.  Without the wait, writes of zeros at memory speed raced the
+    # looks: beside other tests a grader, waiting for a CPU, looked late and --out reached 306 MB.
+    filler = ("import time\nfor i in range(40):\n    with open(f'big{i}.bin', 'wb') as f:\n"
+              "        f.write(bytes(60 << 20))\n    time.sleep(0.5)\n"
               "def get_n(pos):\n    return len(pos)\n")
-    hider = ("import os\nos.mkdir('hidden', 0o300)\nfor i in range(6):\n"
+    hider = ("import os, time\nos.mkdir('hidden', 0o300)\nfor i in range(6):\n"
              "    with open(f'hidden/big{i}.bin', 'wb') as f:\n        f.write(bytes(60 << 20))\n"
+             "    time.sleep(0.5)\n"
              "def get_n(pos):\n    return len(pos)\n")
     (handins / "filler.ipynb").write_text(_probe_notebook(filler))
     (handins / "hider.ipynb").write_text(_probe_notebook(hider))

@@ -12,10 +12,9 @@ none of it.
 import statistics
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from ...core.render import render
-from ...feedback.plots import OK, data_uri
+from ...feedback.plots import OK, Figure, data_uri
 
 # A drop this large between two due assignments (as a share of their points) is worth a look by itself.
 STEEP_DROP = 0.4
