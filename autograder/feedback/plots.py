@@ -12,11 +12,11 @@ import numpy as np
 OK, BAD, HIDDEN = "#1a7f37", "#cf222e", "#8250df"
 
 
-def Figure(**size):  # noqa: N802 - it stands for matplotlib's Figure
+def new_figure(**size):
     """matplotlib's Figure, loaded when a chart is drawn, not by every command that imports this module's colours
     (`release` and `roster`, through the semester report: 0.4 CPU-s at each start)."""
-    from matplotlib.figure import Figure as MatplotlibFigure
-    return MatplotlibFigure(**size)
+    from matplotlib.figure import Figure
+    return Figure(**size)
 
 
 def data_uri(figure):
@@ -31,7 +31,7 @@ def score_histogram(scores, max_score, step=0.5):
     if edges[-1] < max_score:
         edges = np.append(edges, max_score)
     counts, edges = np.histogram(np.clip(scores, 0, max_score), bins=edges)
-    figure = Figure(figsize=(7, 3.2))
+    figure = new_figure(figsize=(7, 3.2))
     axes = figure.add_subplot()
     axes.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color=OK, edgecolor="white")
     axes.set_xlim(0, max_score)
@@ -53,7 +53,7 @@ def pass_rates(labels, rates, hidden, narrow=False):
     `narrow`: drawn for a phone's width (about 360 px): shorter labels, and the same font sizes on a
     figure half as wide, so the text is as large on the screen as on a wide one."""
     height = max(2.5, 0.28 * len(labels) + 1.0)
-    figure = Figure(figsize=(3.6 if narrow else 8, height))
+    figure = new_figure(figsize=(3.6 if narrow else 8, height))
     axes = figure.add_subplot()
     positions = np.arange(len(labels))[::-1]
     colors = [HIDDEN if h else OK for h in hidden]

@@ -14,7 +14,7 @@ import statistics
 import numpy as np
 
 from ...core.render import render
-from ...feedback.plots import OK, Figure, data_uri
+from ...feedback.plots import OK, data_uri, new_figure
 
 # A drop this large between two due assignments (as a share of their points) is worth a look by itself.
 STEEP_DROP = 0.4
@@ -25,7 +25,7 @@ def distributions(book):
     graded = book.graded()
     if not graded:
         return None
-    figure = Figure(figsize=(min(3.0 * len(graded), 12), 2.6))
+    figure = new_figure(figsize=(min(3.0 * len(graded), 12), 2.6))
     axes = figure.subplots(1, len(graded), sharey=True, squeeze=False)[0]
     for axis, assignment in zip(axes, graded):
         scores = [r.marks[assignment.id].score for r in book.rows
