@@ -175,13 +175,6 @@ def _alive(pid):
         return False
 
 
-def _env_with(venv_bin):
-    env = dict(os.environ)
-    env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"   # nbgrader runs `alembic` from PATH
-    env.pop("PYTHONPATH", None)
-    return env
-
-
 # --- ours ------------------------------------------------------------------------------
 
 
@@ -275,7 +268,7 @@ def grade_otter(course, assignment, paths, work_dir, jobs=2, via="run", timing=N
     spends `limit` seconds on is stopped, and its verdict says it did not finish."""
     work_dir = Path(work_dir)
     otter = tools.executable("otter", root or course.root)
-    env = _env_with(Path(otter).parent)
+    env = tools.child_env(Path(otter).parent)
     export_dir = work_dir / "export"
     otter_export.export(course, assignment, export_dir, otter=otter)
     zip_path = export_dir / "autograder" / otter_export.ZIP_NAME
@@ -372,7 +365,7 @@ def nbgrader_course(course, assignment, course_dir, root=None):
     """Export and `nbgrader generate_assignment`; return (nbgrader command, env, release notebook)."""
     course_dir = Path(course_dir)
     nbgrader = tools.executable("nbgrader", root or course.root)
-    env = _env_with(Path(nbgrader).parent)
+    env = tools.child_env(Path(nbgrader).parent)
     nbgrader_export.export(course, assignment, course_dir)
     done = subprocess.run([nbgrader, "generate_assignment", assignment.id, "--force"], cwd=course_dir,
                           capture_output=True, text=True, env=env)

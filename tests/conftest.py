@@ -195,11 +195,11 @@ def one_sandbox_per_process(monkeypatch, tmp_path_factory):
     and folder), so nothing those tests judge changes.  What a sandbox's start and end do (a layer's choice, the
     `users` layer making a run's own hand-ins private, Ctrl-C) is tested by tests that do not use this fixture;
     a sandbox whose layer is `users` is never kept, since what it makes private is each run's own."""
-    from autograder.engine.sandbox import Sandbox as RealSandbox
+    from autograder.engine.sandbox import DEFAULT_PRELOAD, Sandbox as RealSandbox
     from autograder.grade import class_run
 
-    def sandbox(limits, workdir=None, isolation="auto", protect=(), protect_trees=()):
-        key = (limits, isolation)
+    def sandbox(limits, preload=DEFAULT_PRELOAD, workdir=None, isolation="auto", protect=(), protect_trees=()):
+        key = (limits, isolation)   # kept with every module a class may preload, whatever this class's need
         kept = _KEPT_SANDBOXES.get(key)
         if key not in _KEPT_SANDBOXES or (kept is not None and kept.zygote.poll() is not None):   # none, or died
             kept = RealSandbox(limits, workdir=tmp_path_factory.mktemp("kept-sandbox"), isolation=isolation)
@@ -208,7 +208,7 @@ def one_sandbox_per_process(monkeypatch, tmp_path_factory):
                 kept = None
             _KEPT_SANDBOXES[key] = kept
         if kept is None:
-            return RealSandbox(limits, workdir=workdir, isolation=isolation, protect=protect,
+            return RealSandbox(limits, preload=preload, workdir=workdir, isolation=isolation, protect=protect,
                                protect_trees=protect_trees)
         return _KeptSandbox(kept)
 

@@ -16,8 +16,8 @@ The rest of the package uses the engine only through the names below.
 from .isolation import HIDES, LAYERS, MAX_SLOTS
 from .requests import Call
 from .runner import CallOutcome, RunOutcome, run
-from .sandbox import Limits, Sandbox, SandboxError
+from .sandbox import Limits, Sandbox, SandboxError, preload_for
 from .scheduling import defer_to_workers, promptly
 
 __all__ = ("Call", "CallOutcome", "HIDES", "LAYERS", "Limits", "MAX_SLOTS", "RunOutcome", "Sandbox", "SandboxError",
-           "defer_to_workers", "promptly", "run")
+           "defer_to_workers", "preload_for", "promptly", "run")

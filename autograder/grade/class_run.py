@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..core.course import late_rules
-from ..engine import HIDES, Limits, Sandbox
+from ..engine import HIDES, Limits, Sandbox, preload_for
 from ..gradebook import Gradebook, lock
 from ..gradebook.store import ABSENT, NOT_GRADED
 from ..roster.match import d2l_namesakes_without_roster, match
@@ -356,8 +356,9 @@ def _grade_the_handins(run):
         # What the "users" layer must hide by file permissions (the others hide everything but the OS):
         # the whole course folder (its .git and solutions too) and the hand-ins.
         private = [course.root / "solutions", course.cases_dir, *(Path(p) for p in run.inputs)]
-        with Sandbox(run.limits, workdir=run.out, isolation=run.isolation_asked, protect=private,
-                     protect_trees=[course.root]) as sandbox:
+        codes = ["\n".join(cell.source for cell in h.cells or ()) for h in run.todo if h.status is None]
+        with Sandbox(run.limits, preload=preload_for(codes), workdir=run.out, isolation=run.isolation_asked,
+                     protect=private, protect_trees=[course.root]) as sandbox:
             run.isolation = sandbox.isolation
             run_id = gradebook.start_run(run.assignment.id, run.command, run.jobs, run.isolation)
             run.events.isolation(run.isolation, HIDES[run.isolation], sandbox.cpu_groups, sandbox.protected,

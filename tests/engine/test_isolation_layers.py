@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, once_per_run
 
 pytestmark = [pytest.mark.slow]
 
@@ -107,21 +107,25 @@ def _hand_over(folder, condition):
             os.chown(path, user.pw_uid, user.pw_gid)
 
 
-@pytest.fixture
-def course(tmp_path):
-    """A private copy of the course that every condition's user can read.
+def _course_copy(folder):
+    """A private copy of the course in `folder` that every condition's user can read.
 
     The users layer makes a course's hidden parts private for good (README, Security): grading the
     checkout itself would take them from the ordinary user of a test running at the same time.
     """
-    copy = tmp_path / "course"
+    copy = folder / "course"
     copy.mkdir()
     shutil.copy(ROOT / "course.toml", copy / "course.toml")
-    for folder in ("solutions", "assignments", "autograder/assignments"):
-        shutil.copytree(ROOT / folder, copy / folder)
+    for name in ("solutions", "assignments", "autograder/assignments"):
+        shutil.copytree(ROOT / name, copy / name)
     for path in [copy, *copy.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     return copy
+
+
+@pytest.fixture
+def course(tmp_path):
+    return _course_copy(tmp_path)
 
 
 def sandbox_processes(marker):
@@ -329,32 +333,6 @@ def get_n(pos):
 '''
 
 
-@pytest.mark.conditions
-@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
-def test_no_worker_is_uid_0_outside_or_reaches_the_host(tmp_path, course, condition, layer, expect_layer):
-    _skip_unless_possible(condition)
-    handins = _owned_folder(tmp_path, condition, "handins")
-    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "probe", "metadata": {},
-                           "outputs": [], "source": BREACH_PROBE}],
-                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    (handins / "prober.ipynb").write_text(json.dumps(notebook))
-    shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
-    _hand_over(handins, condition)
-    out = _owned_folder(tmp_path, condition, "out")
-    grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out", str(out / "g"),
-                                 "--isolation", layer, str(handins)],
-                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    output, _ = grader.communicate(timeout=600)
-    assert grader.returncode == 0, output
-    assert f"isolation: {expect_layer}" in output, output
-    with sqlite3.connect(out / "g" / "gradebook.db") as db:
-        results = db.execute("SELECT c.status, c.message FROM case_results c JOIN submissions s "
-                             "ON s.id = c.submission_id WHERE s.student = 'prober' AND c.function = 'get_n'"
-                             ).fetchall()
-    assert results and all(status == "passed" for status, _ in results), results
-    assert _rows(out / "g" / "grades.csv")["alice"]["score"] == "5"
-
-
 NETWORK_PROBE = r'''
 import os, socket
 GOT_OUT = []
@@ -396,40 +374,70 @@ def _get_n_results(out, student):
                           "WHERE s.student = ? AND c.function = 'get_n' AND s.counted = 1", (student,)).fetchall()
 
 
-@pytest.mark.conditions
-@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
-def test_no_hand_in_reaches_the_network_udp_dns_or_a_unix_socket(tmp_path, course, condition, layer, expect_layer):
+def _probes_graded(shared_folder, condition, layer):
+    """The breach probe, the network probe and alice's honest notebook, graded in one run of `condition` and
+    `layer`, shared by the tests that read it (one grader start per condition, not one per probe):
+    {returncode, output, <probe>: [[status, message], ...] of its get_n cases, alice: her score}."""
     import socket as sockets
 
-    _skip_unless_possible(condition)
-    listeners = []
-    for family, address in ((sockets.AF_UNIX, str(tmp_path / "listening.sock")), (sockets.AF_UNIX, "\0ag-test-" +
-                                                                                   tmp_path.name),
-                            (sockets.AF_INET, ("127.0.0.1", 0))):
-        listener = sockets.socket(family, sockets.SOCK_STREAM)
-        listener.bind(address)
-        listener.listen(8)
-        listeners.append(listener)
-    os.chmod(tmp_path / "listening.sock", 0o777)
-    try:
-        handins = _owned_folder(tmp_path, condition, "handins")
-        source = (f"UNIX_PATH = {str(tmp_path / 'listening.sock')!r}\nABSTRACT = {'ag-test-' + tmp_path.name!r}\n"
-                  f"PORT = {listeners[2].getsockname()[1]}\n" + NETWORK_PROBE)
-        (handins / "netprobe.ipynb").write_text(_probe_notebook(source))
-        shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
-        out = _owned_folder(tmp_path, condition, "out")
-        grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out",
-                                     str(out / "g"), "--isolation", layer, str(handins)],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        output, _ = grader.communicate(timeout=600)
-    finally:
-        for listener in listeners:
-            listener.close()
-    assert grader.returncode == 0, output
-    assert f"isolation: {expect_layer}" in output, output
-    results = _get_n_results(out / "g", "netprobe")
+    def run():
+        folder = Path(tempfile.mkdtemp(prefix="autograder-layers-"))
+        folder.chmod(0o755)
+        listeners = []
+        try:
+            course = _course_copy(folder)
+            for family, address in ((sockets.AF_UNIX, str(folder / "listening.sock")),
+                                    (sockets.AF_UNIX, "\0ag-test-" + folder.name),
+                                    (sockets.AF_INET, ("127.0.0.1", 0))):
+                listener = sockets.socket(family, sockets.SOCK_STREAM)
+                listener.bind(address)
+                listener.listen(8)
+                listeners.append(listener)
+            os.chmod(folder / "listening.sock", 0o777)
+            handins = _owned_folder(folder, condition, "handins")
+            (handins / "prober.ipynb").write_text(_probe_notebook(BREACH_PROBE))
+            network = (f"UNIX_PATH = {str(folder / 'listening.sock')!r}\nABSTRACT = {'ag-test-' + folder.name!r}\n"
+                       f"PORT = {listeners[2].getsockname()[1]}\n" + NETWORK_PROBE)
+            (handins / "netprobe.ipynb").write_text(_probe_notebook(network))
+            shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins / "alice.ipynb")
+            _hand_over(handins, condition)
+            out = _owned_folder(folder, condition, "out")
+            grader = _launch(condition, ["--course", str(course), "grade", "--assignment", "n-queens", "--out",
+                                         str(out / "g"), "--isolation", layer, str(handins)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            output, _ = grader.communicate(timeout=600)
+            record = {"returncode": grader.returncode, "output": output}
+            if grader.returncode == 0:
+                record.update({probe: _get_n_results(out / "g", probe) for probe in ("prober", "netprobe")})
+                record["alice"] = _rows(out / "g" / "grades.csv")["alice"]["score"]
+            return record
+        finally:
+            for listener in listeners:
+                listener.close()
+            shutil.rmtree(folder, ignore_errors=True)
+    return once_per_run(shared_folder, f"isolation-probes-{condition}-{layer}", run)
+
+
+def _probe_verdict(record, probe, expect_layer):
+    assert record["returncode"] == 0, record["output"]
+    assert f"isolation: {expect_layer}" in record["output"], record["output"]
+    results = record[probe]
     assert results and all(status == "passed" for status, _ in results), results
-    assert _rows(out / "g" / "grades.csv")["alice"]["score"] == "5"
+    assert record["alice"] == "5"
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
+def test_no_worker_is_uid_0_outside_or_reaches_the_host(shared_folder, condition, layer, expect_layer):
+    _skip_unless_possible(condition)
+    _probe_verdict(_probes_graded(shared_folder, condition, layer), "prober", expect_layer)
+
+
+@pytest.mark.conditions
+@pytest.mark.parametrize("condition, layer, expect_layer", RUNS, ids=[f"{c}-{l}" for c, l, _ in RUNS])
+def test_no_hand_in_reaches_the_network_udp_dns_or_a_unix_socket(shared_folder, condition, layer, expect_layer):
+    _skip_unless_possible(condition)
+    _probe_verdict(_probes_graded(shared_folder, condition, layer), "netprobe", expect_layer)
 
 
 @pytest.mark.conditions
