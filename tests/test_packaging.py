@@ -74,11 +74,15 @@ for start in [*sys.path, os.path.expanduser("~"), "/tmp", "/"]:
 
 
 @pytest.mark.parametrize("layer", ["namespaces", "users", "landlock"])
-def test_a_hand_in_finds_no_answers_after_pip_install_dot(wheel, tmp_path, layer):
+def test_a_hand_in_finds_no_answers_after_pip_install_dot(wheel, tmp_path, layer, request):
     if layer in ("users", "landlock") and os.geteuid() != 0:
         pytest.skip("the users layer needs root (landlock is tested as root here, with a user id per slot)")
-    venv = tmp_path / "venv"
-    # The test venv, hard-linked (fast, and its files stay untouched), with the wheel instead of the checkout.
+    # The test venv, hard-linked (fast, and its files stay untouched), with the wheel instead of the checkout; where
+    # a worker's own user id can read it, as an instructor's venv is (pytest's tmp_path is root's alone).
+    reachable = Path(tempfile.mkdtemp(prefix="autograder-packaging-venv-"))
+    reachable.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(reachable, ignore_errors=True))
+    venv = reachable / "venv"
     subprocess.run(["cp", "-al", str(Path(sys.prefix)), str(venv)], check=True)
     python = venv / "bin" / "python"
     for step in (["uninstall", "--yes", "nqueens-course"], ["install", "--no-deps", str(wheel)]):
@@ -109,3 +113,35 @@ def test_a_hand_in_finds_no_answers_after_pip_install_dot(wheel, tmp_path, layer
     assert f"isolation: {layer}" in done.stderr
     scores = {line.split(",")[0]: line.split(",")[2] for line in rows[1:]}
     assert scores == {"alice": "5", "cheater": "0"}
+
+
+@pytest.mark.parametrize("layer", ["users", "landlock"])
+def test_a_venv_the_workers_cannot_read_is_refused_by_name(tmp_path, layer):
+    """As root, these layers' workers have user ids of their own.  A venv under a private folder let them import
+    what the zygote had preloaded and nothing else: alice's sympy, preloaded only when two hand-ins name it, failed
+    every cell that needed it (2.9 of 5).  The grader now refuses to grade there, naming the folder."""
+    if os.geteuid() != 0:
+        pytest.skip("workers have user ids of their own only when the grader is root")
+    venv = tmp_path / "venv"              # pytest's tmp_path: root's alone (mode 700 above it)
+    subprocess.run(["cp", "-al", str(Path(sys.prefix)), str(venv)], check=True)
+    course = tmp_path / "course"           # a copy: a layer that did start would make the course private
+    course.mkdir()
+    shutil.copy(ROOT / "course.toml", course)
+    for folder in ("solutions", "assignments", "autograder/assignments"):
+        shutil.copytree(ROOT / folder, course / folder)
+    handins = tmp_path / "handins"
+    handins.mkdir()
+    shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins)
+    out = Path(tempfile.mkdtemp(prefix="autograder-packaging-"))
+    out.chmod(0o755)
+    try:
+        done = subprocess.run([str(venv / "bin" / "python"), "-m", "autograder", "--course", str(course), "grade",
+                               "--assignment", "n-queens", "--out", str(out / "out"), "--isolation", layer,
+                               str(handins)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode == 1, done.stderr[-3000:]
+        assert "a worker's user id cannot read Python's own files" in done.stderr
+        assert str(venv / "lib") in done.stderr and "Traceback" not in done.stderr
+        assert not (out / "out" / "grades.csv").exists()           # no row, rather than one scored short
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+

@@ -327,15 +327,24 @@ def enter_landlock(limits, private_dir, read_paths, uid=None):
 
 
 def _can_read_python():
-    """A worker imports modules as it goes: its user id must be able to read Python's files."""
-    for module in ("os", "json"):
-        path = sys.modules[module].__file__
+    """A worker imports modules as it goes: its user id must be able to read Python's files, the standard
+    library's and its environment's packages alike.  Only the zygote's preloaded modules are imported before it
+    changes user id; a venv under a private folder (`mktemp -d`, a home of mode 700) let a hand-in import those and
+    nothing else, and every cell that imported scipy failed, so the hand-in lost points for the machine's doing."""
+    prefixes = tuple(os.path.join(prefix, "") for prefix in python_paths())
+    folders = [entry for entry in sys.path if entry.startswith(prefixes)]      # the library's, site-packages
+    for path in [sys.modules[module].__file__ for module in ("os", "json")] + folders:
         try:
-            with open(path, "rb"):
-                pass
+            if path in folders:
+                os.listdir(path)
+            else:
+                with open(path, "rb"):
+                    pass
+        except (FileNotFoundError, NotADirectoryError):
+            continue        # an entry Python lists but nobody made (python311.zip); a folder out of reach is EACCES
         except OSError:
             raise IsolationError(0, f"a worker's user id cannot read Python's own files ({path}): "
-                                    "install Python where every user can read it") from None
+                                    "install Python and its venv where every user can read them") from None
 
 
 def _can_reach(path):
@@ -466,8 +475,11 @@ def _try(layer, root, private_dir):
                 lacking = enter_users(worker_uid(os.getppid(), PROBE_LANE), limits, private_dir, extra)
                 _can_read_python()
             elif layer == "landlock":
+                as_root = os.geteuid() == 0
                 lacking = enter_landlock(limits, private_dir, landlock_read_paths(),
-                                         worker_uid(os.getppid(), PROBE_LANE) if os.geteuid() == 0 else None)
+                                         worker_uid(os.getppid(), PROBE_LANE) if as_root else None)
+                if as_root:          # its workers have a user id of their own (an ordinary user's are itself)
+                    _can_read_python()
         except BaseException as error:  # noqa: BLE001 - any failure means "not here"
             text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             message = (text or type(error).__name__).encode()
