@@ -73,6 +73,16 @@ for start in [*sys.path, os.path.expanduser("~"), "/tmp", "/"]:
 ''' + ANSWERED_FROM_THE_EXPECTED_VALUES
 
 
+def _course_copy(folder):
+    """What grading needs of the course (no package, no venv), copied into `folder`/course."""
+    course = folder / "course"
+    course.mkdir()
+    shutil.copy(ROOT / "course.toml", course)
+    for name in ("solutions", "assignments", "autograder/assignments"):
+        shutil.copytree(ROOT / name, course / name)
+    return course
+
+
 @pytest.mark.parametrize("layer", ["namespaces", "users", "landlock"])
 def test_a_hand_in_finds_no_answers_after_pip_install_dot(wheel, tmp_path, layer, request):
     if layer in ("users", "landlock") and os.geteuid() != 0:
@@ -91,11 +101,7 @@ def test_a_hand_in_finds_no_answers_after_pip_install_dot(wheel, tmp_path, layer
     site = subprocess.run([str(python), "-c", "import autograder, os; print(os.path.dirname(autograder.__file__))"],
                           capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
     assert site.startswith(str(venv)) and not (Path(site) / "assignments").exists()
-    course = tmp_path / "course"
-    course.mkdir()
-    shutil.copy(ROOT / "course.toml", course)
-    for folder in ("solutions", "assignments", "autograder/assignments"):
-        shutil.copytree(ROOT / folder, course / folder)
+    course = _course_copy(tmp_path)
     handins = tmp_path / "handins"
     handins.mkdir()
     notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "x", "metadata": {}, "outputs": [],
@@ -124,11 +130,7 @@ def test_a_venv_the_workers_cannot_read_is_refused_by_name(tmp_path, layer):
         pytest.skip("workers have user ids of their own only when the grader is root")
     venv = tmp_path / "venv"              # pytest's tmp_path: root's alone (mode 700 above it)
     subprocess.run(["cp", "-al", str(Path(sys.prefix)), str(venv)], check=True)
-    course = tmp_path / "course"           # a copy: a layer that did start would make the course private
-    course.mkdir()
-    shutil.copy(ROOT / "course.toml", course)
-    for folder in ("solutions", "assignments", "autograder/assignments"):
-        shutil.copytree(ROOT / folder, course / folder)
+    course = _course_copy(tmp_path)       # a copy: a layer that did start would make the course private
     handins = tmp_path / "handins"
     handins.mkdir()
     shutil.copy(ROOT / "examples" / "n-queens" / "submissions" / "alice.ipynb", handins)
