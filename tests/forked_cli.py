@@ -21,6 +21,7 @@ import io
 import json
 import locale
 import os
+import select
 import signal
 import socket
 import struct
@@ -31,6 +32,7 @@ import threading
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
+START_LIMIT = 300
 ROOT = TESTS.parent
 
 # The server's own source, run as `python -c`: imports every verb's module, then answers one call at a time.
@@ -57,8 +59,10 @@ while True:
             sys.exit(0)
         continue
     connection.settimeout(None)
-    message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
-    request = json.loads(message)
+    message, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
+    while len(message) < 4 or len(message) < 4 + struct.unpack("!I", message[:4])[0]:
+        message += connection.recv(1 << 16)            # a stream: a long environment comes in pieces
+    request = json.loads(message[4:])
     pid = os.fork()
     if pid == 0:
         break
@@ -100,8 +104,13 @@ class _Server:
         self.address = os.path.join(self.folder, "socket")
         self.process = subprocess.Popen([sys.executable, "-c", _SERVER, self.address], stdout=subprocess.PIPE,
                                         stdin=subprocess.DEVNULL, text=True, cwd=ROOT)
-        ready = self.process.stdout.readline()
-        assert ready == "ready\n", f"the grader's fork server did not start (exit status {self.process.poll()})"
+        # It imports every verb first: under load that takes seconds, never minutes.
+        started, _, _ = select.select([self.process.stdout], [], [], START_LIMIT)
+        ready = self.process.stdout.readline() if started else ""
+        if ready != "ready\n":
+            self.process.kill()
+            raise RuntimeError(f"the grader's fork server did not start within {START_LIMIT} s "
+                               f"(exit status {self.process.wait()})")
         atexit.register(self.stop)
 
     def stop(self):
@@ -118,7 +127,9 @@ class _Server:
         with self.lock, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
                 open(os.devnull, "rb") as nothing, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as line:
             line.connect(self.address)
-            socket.send_fds(line, [request.encode()], [nothing.fileno(), out.fileno(), err.fileno()])
+            message = struct.pack("!I", len(request.encode())) + request.encode()
+            sent = socket.send_fds(line, [message], [nothing.fileno(), out.fileno(), err.fileno()])
+            line.sendall(message[sent:])
             line.settimeout(timeout)
             pid = struct.unpack("!i", _read(line, 4))[0]
             try:

@@ -55,3 +55,10 @@ def test_nothing_one_call_does_in_memory_reaches_the_next():
     again = forked_cli.run("--course", "/nonexistent", "gradebook", "--to", "x")
     assert (first.returncode, first.stdout, first.stderr) == (again.returncode, again.stdout, again.stderr)
     assert first.returncode != 0
+
+
+def test_an_environment_larger_than_one_read_reaches_the_call(monkeypatch):
+    for number in range(3):                 # several reads of the server's socket (one variable is at most 128 KiB)
+        monkeypatch.setenv(f"AUTOGRADER_TEST_FILLER_{number}", "x" * 100_000)
+    monkeypatch.setenv("COLUMNS", "40")
+    assert forked_cli.run("--help").stdout == new_interpreter("--help").stdout
