@@ -124,8 +124,9 @@ def test_a_hand_in_finds_no_answers_after_pip_install_dot(wheel, tmp_path, layer
 @pytest.mark.parametrize("layer", ["users", "landlock"])
 def test_a_venv_the_workers_cannot_read_is_refused_by_name(tmp_path, layer):
     """As root, these layers' workers have user ids of their own.  A venv under a private folder let them import
-    what the zygote had preloaded and nothing else: alice's sympy, preloaded only when two hand-ins name it, failed
-    every cell that needed it (2.9 of 5).  The grader now refuses to grade there, naming the folder."""
+    what the zygote had preloaded and nothing else: alice's sympy, when it was not preloaded, failed every cell that
+    needed it (2.9 of 5), as scipy and numba (never preloaded) always did.  The grader now refuses to grade there,
+    naming the folder."""
     if os.geteuid() != 0:
         pytest.skip("workers have user ids of their own only when the grader is root")
     venv = tmp_path / "venv"              # pytest's tmp_path: root's alone (mode 700 above it)

@@ -35,21 +35,19 @@ SANDBOX_FILES = tuple(_HERE / f"{name}.py" for name in ("zygote", "slot_zygote",
 DEFAULT_PRELOAD = ("numpy", "sympy", "sympy.utilities.iterables")
 
 
-def preload_for(codes, candidates=DEFAULT_PRELOAD, at_least=2):
-    """The modules of `candidates` worth importing once in the zygote for a class whose hand-ins' code is `codes`
-    (one string each): those whose top-level package at least `at_least` of them name.
+def preload_for(codes, candidates=DEFAULT_PRELOAD):
+    """The modules of `candidates` to import once in the zygote for a run whose hand-ins' code is `codes` (one
+    string each): those whose top-level package any of them names.
 
-    The zygote's import costs what one worker's does (sympy: 0.35 CPU-s), so it pays from the second hand-in that
-    imports the module; a run that does not (one hand-in, as Gradescope grades, or a class that never imports it)
-    no longer pays it at every start.  The hand-ins' text only chooses among these trusted names, and only how
-    soon a module is imported: one that imports it in a way no word shows imports it in its own worker.
+    A module no hand-in names is left out: a run of a class that never imports sympy no longer pays 0.35 CPU-s
+    for it at every start. One that a hand-in names is preloaded even for that hand-in alone (one hand-in, as
+    Gradescope grades): imported in its worker instead, inside a function, the import is charged to the case
+    that first calls it, and sympy's 0.22-0.35 CPU-s is most of the 0.25 s floor of a case's limit. The
+    hand-ins' text only chooses among these trusted names; one that imports a module in a way no word shows
+    imports it in its own worker.
     """
-    chosen = []
-    for module in candidates:
-        word = re.compile(rf"\b{re.escape(module.split('.')[0])}\b")
-        if sum(1 for code in codes if word.search(code)) >= at_least:
-            chosen.append(module)
-    return tuple(chosen)
+    words = {module: re.compile(rf"\b{re.escape(module.split('.')[0])}\b") for module in candidates}
+    return tuple(module for module in candidates if any(words[module].search(code) for code in codes))
 
 
 class SandboxError(AutograderError):
