@@ -8,11 +8,13 @@ API) with the otter export's autograder.zip, `nbgrader autograde` in the
 nbgrader export's course folder.
 """
 
+import contextlib
 import json
 import os
 import queue
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -349,16 +351,37 @@ def _otter_run(otter, env, zip_path, todo, jobs, limit):
 
 # --- nbgrader ----------------------------------------------------------------------------
 
-_NBGRADER_CASES = textwrap.dedent('''
-    import json, sys
-    from nbgrader.api import Gradebook
-    out = {}
-    with Gradebook(sys.argv[1]) as gb:
-        for submission in gb.assignment_submissions(sys.argv[2]):
-            out[submission.student_id] = {grade.name: grade.score for notebook in submission.notebooks
-                                          for grade in notebook.grades}
-    print(json.dumps(out))
-''')
+# Each grade cell's score, as nbgrader's own `Grade.score` computes it (nbgrader/api.py: the manual score if one was
+# given, else the automatic one, plus any extra credit; 0 when neither), for every submission of an assignment, a
+# submission without grades included.  Read with sqlite3 instead of through nbgrader.api: importing that (all of
+# nbgrader, its server extensions included) cost 2.4 CPU-s a read, in every benchmark and test run.
+# tests/export/test_engine_agreement.py checks this against nbgrader.api on a gradebook nbgrader wrote.
+_NBGRADER_SUBMISSIONS = """
+    SELECT sa.student_id FROM submitted_assignment sa JOIN assignment a ON sa.assignment_id = a.id
+    WHERE a.name = ?"""
+_NBGRADER_GRADES = """
+    SELECT sa.student_id, cell.name,
+           CASE WHEN g.manual_score IS NOT NULL THEN g.manual_score + COALESCE(g.extra_credit, 0.0)
+                WHEN g.auto_score IS NOT NULL THEN g.auto_score + COALESCE(g.extra_credit, 0.0)
+                ELSE 0.0 END
+    FROM grade g
+    JOIN submitted_notebook sn ON g.notebook_id = sn.id
+    JOIN submitted_assignment sa ON sn.assignment_id = sa.id
+    JOIN assignment a ON sa.assignment_id = a.id
+    JOIN base_cell cell ON g.cell_id = cell.id
+    WHERE a.name = ?"""
+
+
+def nbgrader_grades(gradebook, assignment_id):
+    """{student: {grade cell name: score}} of every submission of `assignment_id` in nbgrader's gradebook.db."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{Path(gradebook).resolve().as_uri()}?mode=ro", uri=True)) as db:
+            out = {student: {} for (student,) in db.execute(_NBGRADER_SUBMISSIONS, (assignment_id,))}
+            for student, cell, score in db.execute(_NBGRADER_GRADES, (assignment_id,)):
+                out[student][cell] = score
+    except sqlite3.Error as error:
+        raise RuntimeError(f"reading nbgrader's gradebook {gradebook} failed: {error}") from None
+    return out
 
 
 def nbgrader_course(course, assignment, course_dir, root=None):
@@ -404,12 +427,7 @@ def grade_nbgrader(course, assignment, paths, course_dir, timing=None, root=None
         timing.did_not_finish += sorted(stopped)
         timing.graded += len(students) - len(stopped)
     mapping = json.loads((course_dir / CASES_FILE).read_text(encoding="utf-8"))[assignment.id]["cells"]
-    read = subprocess.run([str(Path(nbgrader).parent / "python"), "-c", _NBGRADER_CASES,
-                           f"sqlite:///{course_dir / 'gradebook.db'}", assignment.id],
-                          capture_output=True, text=True, env=env)
-    if read.returncode != 0:
-        raise RuntimeError(f"reading nbgrader's gradebook failed:\n{read.stderr[-3000:]}")
-    by_student = json.loads(read.stdout)
+    by_student = nbgrader_grades(course_dir / "gradebook.db", assignment.id)
     verdicts = {}
     for student in students:
         grades = by_student.get(student)

@@ -7,9 +7,16 @@ constructors: list, tuple, range, set, and np.array / numpy.array.
 """
 
 import ast
+import sys
 from dataclasses import dataclass
 
-import numpy as np
+
+def _array(*args):
+    # numpy is imported only for a case that builds an array: it is a seventh of the CPU every `autograder grade`
+    # spends starting, and most assignments never name it.
+    import numpy
+    return numpy.array(*args)
+
 
 _CONSTRUCTORS = {
     "list": list,
@@ -17,8 +24,8 @@ _CONSTRUCTORS = {
     "range": range,
     "set": set,
     "frozenset": frozenset,
-    "np.array": np.array,
-    "numpy.array": np.array,
+    "np.array": _array,
+    "numpy.array": _array,
 }
 
 
@@ -84,7 +91,8 @@ def encode(value):
         return {"__set__": [encode(v) for v in value], "frozen": kind is frozenset}
     if kind is range:
         return {"__range__": [value.start, value.stop, value.step]}
-    if kind is np.ndarray:
+    numpy = sys.modules.get("numpy")      # an array exists only once numpy has been imported
+    if numpy is not None and kind is numpy.ndarray:
         return {"__ndarray__": value.tolist(), "dtype": str(value.dtype)}
     if value is None or kind in (bool, int, float, str):
         return value

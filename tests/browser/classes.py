@@ -2,7 +2,7 @@
 
 * `graded_class(id)`: an assignment's bundled example class, really graded
   once per test run (15-30 s each) into a folder every test worker shares;
-  `graded_example_class(destination)`: a copy of n-queens' to write next to.
+  `graded_example_class(destination, id)`: a copy of one (n-queens' by default) to write next to.
 * `fake_gradebook(out, students)`: a real SQLite gradebook written through
   autograder.gradebook, with results made up case by case (fast; any status,
   any name, any source).
@@ -69,12 +69,12 @@ def graded_class(assignment_id="n-queens"):
     return folder / "out"
 
 
-def graded_example_class(destination):
+def graded_example_class(destination, assignment_id="n-queens"):
     """A private copy of the graded example class's output folder (gradebook.db, grades.csv)."""
     destination = Path(destination)
     destination.mkdir(parents=True, exist_ok=True)
     for name in ("gradebook.db", "grades.csv"):
-        shutil.copy(graded_class() / name, destination / name)
+        shutil.copy(graded_class(assignment_id) / name, destination / name)
     return destination
 
 

@@ -10,6 +10,7 @@ excluded BY NAME, with the reason (docs/engines.md says the same): students in
 benchmarks/engines.py (the benchmark leaves them out too), cases below.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,44 @@ def test_exclusions_name_real_students_and_cases(course):
         assert student in {p.stem for p in example_class(assignment_id)}, (assignment_id, student)
     for engine, assignment_id, name in EXCLUDED_CASES:
         assert name in {c.name for c in load_assignment(course, assignment_id).cases}, (assignment_id, name)
+
+
+# nbgrader's own reading of its gradebook, through its API (what benchmarks/engines.py read before it used sqlite3).
+_NBGRADER_API_READ = '''
+import json, sys
+from nbgrader.api import Gradebook
+out = {}
+with Gradebook(sys.argv[1]) as gb:
+    for submission in gb.assignment_submissions(sys.argv[2]):
+        out[submission.student_id] = {grade.name: grade.score for notebook in submission.notebooks
+                                      for grade in notebook.grades}
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.peers
+def test_our_reading_of_nbgrader_s_gradebook_is_nbgrader_s_own(tmp_path, tool_venvs, peer_class_grades,
+                                                                shared_folder):
+    """engines.nbgrader_grades reads nbgrader's SQLite tables directly; on a gradebook nbgrader wrote (the example
+    class's, graded for the agreement test: ivan and peggy ran into its cell timeout, two hand-ins are not JSON), it gives what nbgrader.api
+    gives, and a manual score and extra credit count as nbgrader counts them."""
+    import shutil
+    import sqlite3
+    import subprocess
+
+    assignment_id = "n-queens"
+    peer_class_grades("nbgrader", assignment_id)
+    gradebook = tmp_path / "gradebook.db"
+    shutil.copy(shared_folder / f"peer-class-nbgrader-{assignment_id}" / "gradebook.db", gradebook)
+    with sqlite3.connect(gradebook) as db:   # a TA's hand-graded score and extra credit on one cell each
+        first, second = db.execute("SELECT id FROM grade ORDER BY id LIMIT 2").fetchall()
+        db.execute("UPDATE grade SET manual_score = 0.05, extra_credit = 0.5 WHERE id = ?", first)
+        db.execute("UPDATE grade SET auto_score = NULL, extra_credit = 0.25 WHERE id = ?", second)
+    python = Path(tools.executable("nbgrader", ROOT)).parent / "python"
+    theirs = subprocess.run([str(python), "-c", _NBGRADER_API_READ, f"sqlite:///{gradebook}", assignment_id],
+                            capture_output=True, text=True, check=True, timeout=600)
+    ours = engines.nbgrader_grades(gradebook, assignment_id)
+    assert ours == json.loads(theirs.stdout)
+    assert sum(1 for grades in ours.values() if grades) >= 10   # it read the class's grades, not an empty table
+    with pytest.raises(RuntimeError, match="reading nbgrader's gradebook"):
+        engines.nbgrader_grades(tmp_path / "missing.db", assignment_id)

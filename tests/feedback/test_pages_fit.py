@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from browser.chromium import OVERFLOWS, SCREENS, browser_page
+from browser.chromium import OVERFLOWS, SCREENS, one_browser
 from browser.classes import EXAMPLE_SUBMISSIONS, grade, graded_example_class, run
 from autograder.cli.feedback import feedback_command
 from autograder.cli.report import report_command
@@ -40,8 +40,8 @@ def pages(tmp_path_factory):
     assert run(feedback_command, "--out", late / "out").exit_code == 0
     found["late"] = late / "out" / "feedback" / "lena" / "feedback.html"
     # bitwise-queens: calls and values that are long lines (its wrong-answer table was 2,350 px wide at 1366)
-    bitwise = tmp_path_factory.mktemp("bitwise") / "out"
-    grade(bitwise, ROOT / "examples" / "bitwise-queens" / "submissions", assignment="bitwise-queens")
+    # graded once per test run, like n-queens' class above, not once per test worker
+    bitwise = graded_example_class(tmp_path_factory.mktemp("bitwise") / "out", "bitwise-queens")
     assert run(report_command, "--out", bitwise).exit_code == 0
     found["bitwise report"] = bitwise / "report.html"
     found["semester"] = tmp_path_factory.mktemp("semester") / "semester_report.html"
@@ -49,12 +49,19 @@ def pages(tmp_path_factory):
     return found
 
 
+@pytest.fixture(scope="module")
+def open_page(pages):
+    """One Chromium for this module's pages (after `pages`, which runs kernels, is made): a fresh context each."""
+    with one_browser() as open_page:
+        yield open_page
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("kind", [*KINDS, "late", "report", "bitwise report", "semester"])
-def test_no_element_sticks_out_of_its_container(pages, kind, screen):
+def test_no_element_sticks_out_of_its_container(pages, open_page, kind, screen):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with browser_page(SCREENS[screen], device_scale_factor=1) as page:
+    with open_page(SCREENS[screen], device_scale_factor=1) as page:
         page.goto(pages[kind].as_uri())
         page.screenshot(path=str(ARTIFACTS / f"{kind.replace(' ', '-')}-{screen}.png"), full_page=True)
         found = page.evaluate(OVERFLOWS)
@@ -80,7 +87,7 @@ def test_no_element_sticks_out_of_its_container(pages, kind, screen):
 
 
 @pytest.mark.browser
-def test_the_test_student_is_listed_but_counted_nowhere(tmp_path):
+def test_the_test_student_is_listed_but_counted_nowhere(tmp_path, open_page):
     from browser.classes import fake_gradebook
     out = fake_gradebook(tmp_path / "out", [dict(student="canvas:1001", source="ann_1001_1_n-queens.ipynb"),
                                             dict(student="canvas:1002", source="studenttest_1002_2_n-queens.ipynb",
@@ -89,7 +96,7 @@ def test_the_test_student_is_listed_but_counted_nowhere(tmp_path):
     with sqlite3.connect(out / "gradebook.db") as db:
         db.execute("UPDATE submissions SET name = 'Test Student' WHERE student = 'canvas:1002'")
     assert run(report_command, "--out", out).exit_code == 0
-    with browser_page(SCREENS["laptop"]) as page:
+    with open_page(SCREENS["laptop"]) as page:
         page.goto((out / "report.html").as_uri())
         stats = page.inner_text(".stats")
         assert stats.startswith("1\nstudents") and "0\nwrote nothing" in stats, stats
