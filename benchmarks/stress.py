@@ -107,6 +107,9 @@ def main(argv=None):
     if args.hogs < 0 or args.runs < 1:
         parser.error("--hogs must be 0 or more and --runs 1 or more")
     signal.signal(signal.SIGTERM, _terminated)
+    # Started as a script's background job (`cmd &`), this process inherits SIGINT ignored and `kill -INT` of it did
+    # nothing: only the run's own process group got the signal, and the next run started.  Ctrl-C is a stop here.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     results = []
     for run in range(1, args.runs + 1):
         try:

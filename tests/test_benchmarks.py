@@ -191,21 +191,30 @@ def test_stress_runs_a_command_beside_its_hogs_and_ends_them():
     assert not [pid for pid in hogs if _cmdline(pid).endswith(b"pass")]      # ended (and reaped) with the run
 
 
-def test_stress_stopped_ends_what_its_command_started_not_only_the_command():
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("signum, preexec", [(signal.SIGTERM, None), (signal.SIGINT, _ignore_sigint)],
+                         ids=["sigterm", "sigint-to-a-background-job"])
+def test_stress_stopped_ends_what_its_command_started_not_only_the_command(signum, preexec):
     """SIGTERM to stress.py (or Ctrl-C) ends the command's process group: a CI run whose `bash` alone was killed went
-    on as make and pytest, loading the machine with no one to read it."""
+    on as make and pytest, loading the machine with no one to read it.  SIGINT stops it even when it was started
+    as a script's background job, which inherits SIGINT ignored: `kill -INT` of it did nothing, and the next run
+    started."""
     starter = ("import subprocess, sys, time\n"
                "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)  # stress-grandchild'])\n"
                "print('child', child.pid, flush=True)\ntime.sleep(600)")
-    stress = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "stress.py"), "--hogs", "1", "--",
-                               sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    stress = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "stress.py"), "--hogs", "1", "--runs", "2",
+                               "--", sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                              preexec_fn=preexec)
     try:
         line = stress.stdout.readline()          # the event: the grandchild has started
         assert line.startswith("child "), line
         child = line.split()[1]
-        stress.send_signal(signal.SIGTERM)
+        stress.send_signal(signum)
         out, _ = stress.communicate(timeout=120)
-        assert stress.returncode == 130 and "stopped" in out, out
+        assert stress.returncode == 130 and "run 1/2 stopped" in out and "run 2/2" not in out, out
         deadline = time.monotonic() + 60
         while b"stress-grandchild" in _cmdline(child) and time.monotonic() < deadline:
             time.sleep(0.05)
