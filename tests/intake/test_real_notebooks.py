@@ -61,7 +61,16 @@ def test_a_correct_solution_in_a_real_client_s_notebook_scores_5(client, nqueens
     result = grade(nqueens, nqueens_expected, client, path)
     assert (result.score, result.status) == (5.0, "graded"), (result.message, result.cell_errors)
     # The client's own cells cost nothing; the only error allowed is what needs the network or a package
-    # the grading environment lacks, as it would in any sandbox.
+    # the grading environment lacks, as it would in any sandbox.  Or a stop at the short limit of the first run
+    # (grade/handin.py: a hand-in that lost no points is not run again, so no score depends on that limit): beside
+    # two CPU hogs, classic's and kaggle's first cells (matplotlib's and kaggle's imports) were stopped at their 2 s
+    # once; time a cell spends blocked, reading files from a busy disk say, counts as time without progress
+    # (engine/watch.py).  A stop at the full cell limit is still an error here.
+    settings = nqueens.settings()
+    first = settings.first_cell_timeout
+    short_stop = (f"stopped after {first:.3g} s (time limit)"
+                  if first is not None and first < settings.cell_timeout else None)
     for error in result.cell_errors:
         assert any(word in error["error"] for word in ("URLError", "ModuleNotFoundError", "IndexError",
-                                                        "gaierror", "OSError")), error
+                                                        "gaierror", "OSError")) or \
+            (short_stop is not None and error["error"].startswith(short_stop)), error
