@@ -208,6 +208,7 @@ def test_stress_stopped_ends_what_its_command_started_not_only_the_command(signu
     stress = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "stress.py"), "--hogs", "1", "--runs", "2",
                                "--", sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True, cwd=ROOT,
                               preexec_fn=preexec)
+    child = None
     try:
         line = stress.stdout.readline()          # the event: the grandchild has started
         assert line.startswith("child "), line
@@ -222,6 +223,8 @@ def test_stress_stopped_ends_what_its_command_started_not_only_the_command(signu
     finally:
         stress.kill()
         stress.wait()
+        if child is not None and b"stress-grandchild" in _cmdline(child):   # only when the test failed
+            os.kill(int(child), signal.SIGKILL)
 
 
 def _cmdline(pid):

@@ -11,6 +11,9 @@ benchmarks/engines.py (the benchmark leaves them out too), cases below.
 """
 
 import json
+import shutil
+import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -145,12 +148,8 @@ print(json.dumps(out))
 def test_our_reading_of_nbgrader_s_gradebook_is_nbgrader_s_own(tmp_path, tool_venvs, peer_class_grades,
                                                                 shared_folder):
     """engines.nbgrader_grades reads nbgrader's SQLite tables directly; on a gradebook nbgrader wrote (the example
-    class's, graded for the agreement test: ivan and peggy ran into its cell timeout, two hand-ins are not JSON), it gives what nbgrader.api
-    gives, and a manual score and extra credit count as nbgrader counts them."""
-    import shutil
-    import sqlite3
-    import subprocess
-
+    class's, graded for the agreement test: ivan and peggy ran into its cell timeout, two hand-ins are not JSON), it
+    gives what nbgrader.api gives, and a manual score and extra credit count as nbgrader counts them."""
     assignment_id = "n-queens"
     peer_class_grades("nbgrader", assignment_id)
     gradebook = tmp_path / "gradebook.db"
