@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
-
 from nbformat.v4 import new_code_cell
 
 from conftest import ROOT, engines
@@ -105,11 +105,21 @@ def test_otter_on_a_cell_that_never_ends_is_stopped_with_its_kernel(via, course,
     mark = f"AUTOGRADER_BENCHMARK_TEST={tmp_path}"
     monkeypatch.setenv("AUTOGRADER_BENCHMARK_TEST", str(tmp_path))     # every process otter starts inherits it
     assignment = load_assignment(course, "n-queens")
-    verdicts = engines.grade_otter(course, assignment, [ROOT / "examples" / "n-queens" / "submissions" /
-                                                        "peggy.ipynb"], tmp_path / "otter", via=via, limit=10)
+    verdicts = engines.grade_otter(course, assignment, [_peggy_waiting_forever(tmp_path)], tmp_path / "otter",
+                                   via=via, limit=10)
     assert verdicts["peggy"].status == engines.DID_NOT_FINISH and verdicts["peggy"].cases is None
     # grade_otter returns once all it stopped have died; a kernel left to notice its parent's end would be here
     assert not _marked(mark), "a process otter started (its kernel?) is still running"
+
+
+def _peggy_waiting_forever(folder):
+    """peggy's notebook, whose last cell never ends, with that cell waiting instead of spinning: otter's limit is
+    wall-clock, so the stop is the same, and the 10 s it takes no longer cost 10 CPU-s of a busy test run."""
+    notebook = nbformat.read(ROOT / "examples" / "n-queens" / "submissions" / "peggy.ipynb", as_version=4)
+    [forever] = [c for c in notebook.cells if c.cell_type == "code" and "while True:\n    pass" in c.source]
+    forever.source = forever.source.replace("while True:\n    pass", "import time\nwhile True:\n    time.sleep(1)")
+    nbformat.write(notebook, folder / "peggy.ipynb")
+    return folder / "peggy.ipynb"
 
 
 def _marked(mark):
