@@ -42,6 +42,7 @@ if they are not there yet.
 """
 
 import argparse
+import atexit
 import contextlib
 import copy
 import os
@@ -385,6 +386,10 @@ def _main(course, argv):
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="grade-throughput-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.keep is None:
+        # At exit, however the run ends (an unknown --without student, a tool that failed): the folder holds the
+        # class and every tool's output, and a failed run used to leave it in /tmp.
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
     # mkdtemp's folder is its owner's alone; as root without CAP_SYS_ADMIN the worker is a slot's own user id
     # before it makes its namespaces, and must reach the sandbox folder under --out (o+x: nothing becomes listable).
     work.chmod(work.stat().st_mode | 0o011)
@@ -500,8 +505,6 @@ def _main(course, argv):
                           + (f" ({len(stopped)} did not finish, not compared: {', '.join(stopped[:5])})"
                              if stopped else "") + ("" if not differ else ": " + "; ".join(differ[:5])))
                     exit_code = exit_code or (1 if differ else 0)
-    if args.keep is None:
-        shutil.rmtree(work, ignore_errors=True)
     return exit_code
 
 

@@ -74,10 +74,13 @@ def test_grade_throughput_grades_a_tiny_class_with_ours():
     assert row[1:3] == ["2", "0"], out        # graded 2 (trent's broken notebook too), did not finish 0
 
 
-def test_grade_throughput_refuses_a_student_it_does_not_know():
+def test_grade_throughput_refuses_a_student_it_does_not_know(tmp_path):
+    # Its work folder is made in TMPDIR: a refused run must not leave it behind (it did, in /tmp, every run).
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "grade_throughput.py"), "--n", "2", "--tools",
-                           "ours", "--without", "nobody"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+                           "ours", "--without", "nobody"], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
     assert done.returncode != 0 and "--without: nobody: no such example student" in done.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.peers

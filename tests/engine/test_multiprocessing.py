@@ -13,6 +13,7 @@ in tests/engine/test_isolation_layers.py.
 import ctypes
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -84,9 +85,27 @@ def named():
 '''
 
 
-def _run(layer, token, *calls):
+_FOLDERS = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sandbox_folders_removed():
+    """The sandbox folders below are made in /tmp, not pytest's folder (root's alone), and removed after the module:
+    every run of it left six to eleven empty ones behind."""
+    yield
+    while _FOLDERS:
+        shutil.rmtree(_FOLDERS.pop(), ignore_errors=True)
+
+
+def _sandbox_folder():
     folder = tempfile.mkdtemp(prefix="autograder-mp-")
     os.chmod(folder, 0o755)      # a worker's own user id must reach the sandbox's folder
+    _FOLDERS.append(folder)
+    return folder
+
+
+def _run(layer, token, *calls):
+    folder = _sandbox_folder()
     with Sandbox(workdir=folder, isolation=layer) as sandbox:
         encoded = [Call.of(parse_call(call).encoded()) for call in calls]
         return runner.run(sandbox, 0, [f"TOKEN = {token!r}", NOTEBOOK], encoded, [10.0] * len(calls), 20, 120)
@@ -156,9 +175,7 @@ def sibling():
 
 
 def _sandbox(layer):
-    folder = tempfile.mkdtemp(prefix="autograder-mp-")
-    os.chmod(folder, 0o755)      # a worker's own user id must reach the sandbox's folder
-    return Sandbox(workdir=folder, isolation=layer)
+    return Sandbox(workdir=_sandbox_folder(), isolation=layer)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the users layer, and landlock with a user id per slot, need root")
