@@ -149,6 +149,10 @@ def test_setup_sh_installs_the_bundled_engine_that_run_autograder_uses(zip_path,
     assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
     assert (root / "venv" / "bin" / "autograder").is_file()
     assert (root / "venv" / "bin" / "uv").is_file()       # pip brought uv, and uv the engine
+    # Bytecode compiled once, here, for what a kernel imports; not for the packages' own test suites.
+    site = next((root / "venv" / "lib").glob("python3*/site-packages"))
+    assert list((site / "numpy" / "__pycache__").glob("__init__.*.pyc"))
+    assert not list((site / "numpy" / "_core" / "tests").rglob("*.pyc"))
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
                           env={**os.environ, **env, "AUTOGRADER_ROOT": str(root)}, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]

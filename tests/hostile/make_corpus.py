@@ -101,10 +101,13 @@ def get_n(pos):
             pass
     raise ConnectionError("no network")''',
     }),
+    # The two that ignore interrupts loop in board2str: four cases call it.  In is_solved, which count_solutions
+    # calls too, 17 cases looped, each to its limit: four times the CPU in each of the corpus's nine runs (every
+    # layer and condition, tests/engine/test_isolation_layers.py), for the same proof.
     "ignores-interrupts": ("stub", """
 import signal
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-""", {"is-solved": "def is_solved(pos):\n    while True:\n        pass"}),
+""", {"board2str": "def board2str(pos):\n    while True:\n        pass"}),
     "fork-bomb": ("stub", """
 import os, time
 children = 0
@@ -223,10 +226,10 @@ plain.to_plain = patched
     "is-solved-exits": ("solved", "", {
         "is-solved": "import os\ndef is_solved(pos):\n    os._exit(0)",
     }),
-    "is-solved-ignores-interrupts": ("solved", "", {
-        "is-solved": '''
+    "board2str-ignores-interrupts": ("solved", "", {
+        "board2str": '''
 import signal
-def is_solved(pos):
+def board2str(pos):
     # What `nohup` would do to it, and more: interrupts are ignored and blocked.
     # (The whole-hand-in evader, which ignores every signal, is ignores-interrupts.)
     for signum in (signal.SIGINT, signal.SIGALRM, signal.SIGTERM):
