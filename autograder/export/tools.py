@@ -26,6 +26,12 @@ TOOLS = {"otter": "otter", "nbgrader": "nbgrader"}   # optional-dependency group
 COLAB_PACKAGES = tuple(colab.OFFERED)
 KERNEL_PACKAGES = (*COLAB_PACKAGES, "ipykernel")
 MARKER = ".installed"
+# Left out of every tool's venv once installed.  rfc3987-syntax is jsonschema's checker of the "iri" format, which
+# jupyter-events brings (jsonschema[format-nongpl]); it builds an Earley grammar when imported, 1.6 CPU-s, and every
+# nbgrader command imports it (nbformat -> jsonschema): about 8 CPU-s of each class nbgrader grades.  No schema
+# these tools validate against uses that format (nbformat's use none), so nothing they do changes: each command
+# starts that much sooner than in an instructor's own nbgrader, which benchmarks/ says beside its figures.
+LEFT_OUT = ("rfc3987-syntax",)
 
 
 class ToolError(AutograderError):
@@ -80,6 +86,14 @@ def python(tool, root=None):
     return str(Path(executable(tool, root)).parent / "python")
 
 
+def uninstaller(folder):
+    """The uninstall command for the venv `folder`, as `installer` chooses its tool."""
+    command = installer(folder)
+    if Path(command[0]).name == "uv":
+        return [command[0], "pip", "uninstall", "--python", str(folder / "bin" / "python")]
+    return [str(folder / "bin" / "pip"), "uninstall", "--disable-pip-version-check", "--yes"]
+
+
 def installer(folder):
     """The install command for the venv `folder`: uv where the grader's own venv has it (the `test` group brings
     it, so `make test` makes these venvs in a fraction of pip's time), else the venv's own pip.  Both take the
@@ -121,8 +135,19 @@ def install(tool, root=None, python_exe=None, quiet=True):
         command += ["-c", str(constraints)]
     command += [*requirements(tool, root), *KERNEL_PACKAGES]
     subprocess.run(command, check=True, env={**os.environ, "PIP_NO_INPUT": "1"})
+    present = [name for name in LEFT_OUT if _installed(folder, name)]
+    if present:
+        subprocess.run([*uninstaller(folder), *(["--quiet"] if quiet else []), *present], check=True,
+                       env={**os.environ, "PIP_NO_INPUT": "1"})
     (folder / MARKER).touch()
     return folder
+
+
+def _installed(folder, distribution):
+    """Whether the venv `folder` holds `distribution` (its `<name>-<version>.dist-info`, the name spelled with `_`)."""
+    wanted = re.sub(r"[-_.]+", "_", distribution).lower()
+    return any(re.sub(r"[-_.]+", "_", path.name.split("-", 1)[0]).lower() == wanted
+               for path in folder.glob("lib/python*/site-packages/*.dist-info"))
 
 
 def main(argv=None):
