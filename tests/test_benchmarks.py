@@ -204,6 +204,23 @@ def test_stress_runs_a_command_beside_its_hogs_and_ends_them():
     assert not [pid for pid in hogs if _cmdline(pid).endswith(b"pass")]      # ended (and reaped) with the run
 
 
+@pytest.mark.parametrize("status", [0, 3])
+def test_stress_removes_the_pytest_sessions_of_a_run_that_passed_and_keeps_a_failed_one_s(tmp_path, status):
+    """Each run starts as CI's fresh machine does: pytest's clean-up of earlier runs' sessions as it exits took the
+    `alone` tier of every later run from 124 s to 400 s.  What was there before, and a failed run's, stay."""
+    import getpass
+    sessions = tmp_path / f"pytest-of-{getpass.getuser()}"
+    (sessions / "pytest-1").mkdir(parents=True)
+    make = (f"import pathlib, sys\nnew = pathlib.Path({str(sessions)!r}) / 'pytest-2' / 'venv'\n"
+            f"new.mkdir(parents=True)\n(new / 'python').write_text('x')\nsys.exit({status})")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "stress.py"), "--hogs", "0", "--",
+                           sys.executable, "-c", make], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={**os.environ, "PYTEST_DEBUG_TEMPROOT": str(tmp_path)})
+    assert f"exit status {status}" in done.stdout, done.stdout + done.stderr
+    assert sorted(p.name for p in sessions.iterdir()) == (["pytest-1"] if status == 0 else ["pytest-1", "pytest-2"])
+    assert ("its 1 pytest session(s) removed" if status == 0 else "its 1 pytest session(s) kept") in done.stdout
+
+
 def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
