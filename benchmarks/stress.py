@@ -64,6 +64,15 @@ def _terminated(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def machine_seconds():
+    """(busy, idle, stolen) CPU-seconds of the whole machine since boot, from /proc/stat's first line."""
+    with open("/proc/stat") as handle:
+        fields = [int(x) for x in handle.readline().split()[1:9]]
+    tick = os.sysconf("SC_CLK_TCK")
+    user, nice, system, idle, iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq) / tick, (idle + iowait) / tick, steal / tick
+
+
 def run_once(command, hogs):
     """(exit status, wall seconds) of `command` run in the checkout beside `hogs` busy processes."""
     started = time.monotonic()
@@ -130,6 +139,7 @@ def main(argv=None):
     results = []
     for run in range(1, args.runs + 1):
         before = pytest_sessions()
+        machine = machine_seconds()
         try:
             status, seconds = run_once(command, args.hogs)
         except KeyboardInterrupt as stop:
@@ -140,9 +150,13 @@ def main(argv=None):
         if status == 0:
             for session in left:
                 shutil.rmtree(session, ignore_errors=True)
+        # The whole machine's CPU over the run (the hogs' too): on a shared machine a slower wall time with as much
+        # busy CPU says that the machine, not the code, was slower; stolen time is what its host took.
+        busy, idle, stolen = (after - first for after, first in zip(machine_seconds(), machine))
         print(f"stress: run {run}/{args.runs} of {' '.join(command)} beside {args.hogs} CPU hogs: "
-              f"exit status {status}, {seconds:.0f} s wall; its {len(left)} pytest session(s) "
-              f"{'removed' if status == 0 else 'kept'}", flush=True)
+              f"exit status {status}, {seconds:.0f} s wall; the machine's CPU: {busy:.0f} s busy, {idle:.0f} s idle, "
+              f"{stolen:.0f} s stolen; its {len(left)} pytest session(s) {'removed' if status == 0 else 'kept'}",
+              flush=True)
     return 0 if all(status == 0 for status in results) else 1
 
 

@@ -7,6 +7,7 @@ print is not judged: only that they end, print their table, and say what they le
 
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -199,6 +200,7 @@ def test_stress_runs_a_command_beside_its_hogs_and_ends_them():
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "stress.py"), "--hogs", "2", "--",
                            sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert "exit status 3" in done.stdout and done.returncode == 1, done.stdout + done.stderr   # a run failed
+    assert re.search(r"the machine's CPU: \d+ s busy, \d+ s idle, \d+ s stolen", done.stdout), done.stdout
     hogs = next(line for line in done.stdout.splitlines() if line.startswith("hogs:")).split()[1:]
     assert len(hogs) == 2, done.stdout
     assert not [pid for pid in hogs if _cmdline(pid).endswith(b"pass")]      # ended (and reaped) with the run
