@@ -33,8 +33,10 @@ UV_PIP = $(BIN)/uv pip install --quiet -c $(VENV)/constraints.txt
 # kernel would compile what it imports again.  Not the packages' own test suites (a third of the files: pandas',
 # sympy's, numba's...), which no kernel imports: uv's --compile-bytecode compiled those too, 31 CPU-s in all against
 # 19.  compileall also leaves alone what an earlier install compiled.  A file it cannot compile is compiled, or
-# fails, when it is imported, as it would without this step: no reason to stop the install.
-COMPILE_BYTECODE = $(BIN)/python -m compileall -q -j0 -x '/tests?/' \
+# fails, when it is imported, as it would without this step: no reason to stop the install.  -x is matched against
+# the whole path, so the pattern starts at site-packages: a course checked out under a folder named `tests` would
+# otherwise have nothing compiled.
+COMPILE_BYTECODE = $(BIN)/python -m compileall -q -j0 -x '/site-packages/(.+/)?tests?/' \
   "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
   || echo "some files were not compiled ahead: each is compiled as it is imported"
 

@@ -62,7 +62,9 @@ def test_a_copied_course_is_made_its_own_venv_and_grades_there_leaving_the_origi
     assert where_autograder_runs_from(original) == str(original / "autograder" / "__init__.py")
     before = fingerprint(original / ".venv")
 
-    elsewhere = tmp_path / "elsewhere"
+    # Under a folder named `tests`: compileall's -x pattern is matched against the whole path (Makefile).
+    elsewhere = tmp_path / "tests" / "elsewhere"
+    elsewhere.parent.mkdir()
     subprocess.run(["cp", "-a", str(original), str(elsewhere)], check=True)
     # What the copy's venv does before make: the first folder's code (or nothing at all, on another machine).
     assert where_autograder_runs_from(elsewhere) == str(original / "autograder" / "__init__.py")

@@ -59,7 +59,7 @@ fi
 # cannot get uv (pip compiles as it installs).
 if [ -n "__UV__" ] && "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "__UV__"; then
     "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" "$ROOT/source/course"
-    "$VENV/bin/python" -m compileall -q -j0 -x '/tests?/' \
+    "$VENV/bin/python" -m compileall -q -j0 -x '/site-packages/(.+/)?tests?/' \
         "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
         || echo "some files were not compiled ahead: each is compiled as it is imported"
 else

@@ -142,7 +142,8 @@ def test_per_case_results_agree_between_gradebook_and_api(nqueens, tmp_path):
 def test_setup_sh_installs_the_bundled_engine_that_run_autograder_uses(zip_path, tmp_path):
     # What Gradescope does: setup.sh once (here with this machine's Python 3.11 and PyPI),
     # then run_autograder with nothing of ours on PATH.
-    root = make_root(tmp_path, zip_path, [("n-queens.ipynb", EXAMPLES / "submissions" / "erin.ipynb")])
+    # Under a folder named `tests`: compileall's -x pattern is matched against the whole path (setup.sh).
+    root = make_root(tmp_path / "tests", zip_path, [("n-queens.ipynb", EXAMPLES / "submissions" / "erin.ipynb")])
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
     setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], capture_output=True, text=True,
                            env={**os.environ, **env, "AUTOGRADER_ROOT": str(root)}, timeout=1200)
