@@ -8,6 +8,7 @@ results.json in Gradescope's format.
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -250,3 +251,12 @@ def test_setup_sh_pins_uv_as_the_engine_does_and_falls_back_to_pip_without_a_pin
                                              'test = ["pytest==9.2.0", "uv==1.0; rm -rf /"]\n')
     assert gradescope._uv_pin(tmp_path / "pyproject.toml") == ""
     assert gradescope._uv_pin(tmp_path / "missing.toml") == ""
+
+
+def test_setup_sh_compiles_ahead_what_make_install_does():
+    """Two shells, one rule: the Makefile's and setup.sh's compileall leave out the same folders (a pattern that
+    starts at site-packages: -x is matched against the whole path)."""
+    pattern = re.compile(r"compileall -q -j0 -x '([^']+)'")
+    makefile = pattern.findall((ROOT / "Makefile").read_text(encoding="utf-8"))
+    setup = pattern.findall(gradescope.SETUP_SH)
+    assert makefile == setup == ["/site-packages/(.+/)?tests?/"]
