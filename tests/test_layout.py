@@ -272,3 +272,48 @@ def test_no_module_outside_the_engine_reads_its_internals():
             if name.startswith("autograder.engine.") and name.removeprefix("autograder.engine.") not in public:
                 reads.append(f"{module} imports {name}")
     assert reads == []
+
+
+def _module_path(name):
+    """The file of an autograder module, or None when `name` is a name inside one (or not ours)."""
+    path = ROOT.joinpath(*name.split("."))
+    return next((p for p in (path.with_suffix(".py"), path / "__init__.py") if p.is_file()), None)
+
+
+def _reached_from(path, function):
+    """Every function a class run can reach from `function`, as far as a reading of the source can tell.
+
+    Names, not types: a call `x.apply_lateness(...)` reaches every function called `apply_lateness` in the modules
+    `path` imports, directly or not, and so does a function handed on by name. That over-counts, never under-counts:
+    no call along the run is missed by it."""
+    modules, todo = {path}, [path]
+    while todo:
+        for name in _imports(todo.pop())[1]:
+            found = _module_path(name) or _module_path(name.rpartition(".")[0])
+            if found is not None and found not in modules:
+                modules.add(found)
+                todo.append(found)
+    functions = {}
+    for module in modules:
+        for node in _nodes(module):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.setdefault(node.name, []).append((module, node))
+    reached, names = {}, [function]
+    while names:
+        for module, node in functions.get(names.pop(), ()):
+            if (module, node.lineno) not in reached:
+                reached[module, node.lineno] = node
+                names += {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
+                          if isinstance(n, (ast.Name, ast.Attribute))} & functions.keys()
+    return reached
+
+
+def test_every_function_a_class_run_reaches_is_under_60_lines():
+    """Issue 39: `_grade_class` and everything it calls read a screen at a time (gradebook.apply_lateness was 73
+    lines, and lateness.assess, which it calls for every hand-in, 61)."""
+    reached = _reached_from(PACKAGE / "grade" / "class_run.py", "_grade_class")
+    names = {node.name for node in reached.values()}
+    assert {"_grade_class", "collect", "grade_all", "apply_lateness", "assess"} <= names, "the walk lost the run"
+    long = sorted(f"{module.relative_to(ROOT)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+                  for (module, _), node in reached.items() if node.end_lineno - node.lineno + 1 >= 60)
+    assert long == []

@@ -60,25 +60,7 @@ def assess(handed_in_at, late_mark, raw_score, rules, extended=""):
         if moment is not None and moment.tzinfo is not None:
             # As instants: two times of one named zone subtract as wall-clock times, blind to summer time.
             seconds = (moment.astimezone(timezone.utc) - deadline.astimezone(timezone.utc)).total_seconds()
-    if late_mark is False:
-        late = False
-        source = "the LMS marked it on time"
-    elif extended and seconds is not None:
-        late = seconds > 0
-        source = f"own deadline: {extended}"
-    elif late_mark:
-        late = True
-        source = "the LMS marked it late"
-        if extended:
-            # Said to the student, who can do nothing about it: no command here (the instructor is told
-            # by `extend` and `accommodate` at once, with what would make the deadline count).
-            source += (f", against the course deadline; own deadline: {extended}, but the LMS recorded no "
-                       "hand-in time to compare with it, so its mark stands for now")
-    elif seconds is not None:
-        late = seconds > 0
-        source = ""
-    else:
-        late, source = None, ""
+    late, source = _late_and_why(seconds, late_mark, extended)
     if late is None:     # nothing to say: no deadline (the run's summary says so), or no time to compare
         return Lateness(None, None, raw_score, 0.0, "" if deadline is None else "hand-in time unknown")
     if not late:
@@ -90,19 +72,41 @@ def assess(handed_in_at, late_mark, raw_score, rules, extended=""):
     note = f"late by {how_late}" if how_late else "late"
     if source:
         note += f" ({source})"
+    score, penalty, policy_note = _late_penalty(raw_score, seconds if how_late else None, rules)
+    return Lateness(True, max(seconds, 0.0) if seconds is not None else None, round(score, 4),
+                    round(penalty, 4), note + policy_note)
+
+
+def _late_and_why(seconds, late_mark, extended):
+    """(late: True, False or None when it cannot be told; the source of that answer, "" when it is the time)."""
+    if late_mark is False:
+        return False, "the LMS marked it on time"
+    if extended and seconds is not None:
+        return seconds > 0, f"own deadline: {extended}"
+    if late_mark:
+        if not extended:
+            return True, "the LMS marked it late"
+        # Said to the student, who can do nothing about it: no command here (the instructor is told
+        # by `extend` and `accommodate` at once, with what would make the deadline count).
+        return True, (f"the LMS marked it late, against the course deadline; own deadline: {extended}, but the LMS "
+                      "recorded no hand-in time to compare with it, so its mark stands for now")
+    if seconds is not None:
+        return seconds > 0, ""
+    return None, ""
+
+
+def _late_penalty(raw_score, seconds_late, rules):
+    """(score, points off, what the policy did) for a late hand-in; `seconds_late` None: how late is unknown."""
     policy = rules.policy if rules is not None else "none"
-    score, penalty = raw_score, 0.0
     if policy == "per-day":
-        days = math.ceil(seconds / DAY) if how_late else 1
+        days = math.ceil(seconds_late / DAY) if seconds_late is not None else 1
         penalty = min(raw_score, days * rules.penalty)
-        score = raw_score - penalty
-        note += (f"; per-day policy: {days} started day(s) x {rules.penalty:g} = {penalty:g} point(s) off"
-                 + ("" if how_late else " (time after the deadline unknown: counted as 1 day)"))
-    elif policy == "cap":
+        return raw_score - penalty, penalty, (
+            f"; per-day policy: {days} started day(s) x {rules.penalty:g} = {penalty:g} point(s) off"
+            + ("" if seconds_late is not None else " (time after the deadline unknown: counted as 1 day)"))
+    if policy == "cap":
         score = min(raw_score, rules.cap)
         penalty = raw_score - score
-        note += f"; cap policy: at most {rules.cap:g} point(s)" + (f", {penalty:g} off" if penalty else ", none off")
-    else:
-        note += "; no points off (late_policy none)"
-    return Lateness(True, max(seconds, 0.0) if seconds is not None else None, round(score, 4),
-                    round(penalty, 4), note)
+        return score, penalty, f"; cap policy: at most {rules.cap:g} point(s)" + (
+            f", {penalty:g} off" if penalty else ", none off")
+    return raw_score, 0.0, "; no points off (late_policy none)"

@@ -287,62 +287,64 @@ class Gradebook:
             for (student,) in self.db.execute("SELECT student FROM submissions WHERE assignment = ? GROUP BY "
                                               "student HAVING COUNT(*) > 1", (assignment,)).fetchall():
                 self._recount(assignment, student)
-        semester = semester_of(course, records, assignment, _read_only)
-        roster = records.students() if records is not None else []
-        on_roster = {s.key for s in roster}
-        adjustments = {}
-        for adjustment in (records.adjustments(assignment) if records is not None else ()):
-            adjustments.setdefault(adjustment.student, []).append(adjustment)
-        own_deadline = functools.lru_cache(maxsize=None)(
-            lambda student: records.deadline_for(assignment, student, rules.deadline) if records is not None
-            else (rules.deadline, ""))
+        standing = _Standing.of(assignment, rules, records, semester_of(course, records, assignment, _read_only))
         rows = self.db.execute("SELECT id, student, submitted_at, late_mark, raw_score, status, counted, max_score "
                                "FROM submissions WHERE assignment = ?", (assignment,)).fetchall()
         with self.db:
-            for sid, student, submitted_at, late_mark, raw_score, status, counted, row_max in rows:
-                deadline, why = own_deadline(student)
-                mark = None if late_mark is None else bool(late_mark)
-                found = lateness.assess(submitted_at, mark, raw_score or 0.0, replace(rules, deadline=deadline),
-                                        extended=why)
-                seconds = found.seconds      # how late against the student's own deadline, before slip days
-                slip_days = slip_note = None
-                if counted:
-                    found, slip_days, slip_note = semester.with_slip_days(
-                        student, found, status, submitted_at, mark, raw_score or 0.0, rules, deadline, why)
-                mine = adjustments.get(student, [])
-                score = apply_adjustments(found.score, mine)
-                self.db.execute(
-                    "UPDATE submissions SET score = ?, late = ?, late_seconds = ?, penalty = ?, late_note = ?, "
-                    "late_score = ?, adjustment = ?, adjust_note = ?, deadline = ?, deadline_note = ?, "
-                    "on_roster = ?, slip_days = ?, slip_note = ?, excused = ? WHERE id = ?",
-                    (score, _flag(found.late), seconds, found.penalty, found.note, found.score,
-                     round(score - found.score, 4) if mine else None, _adjust_note(mine),
-                     deadline.isoformat() if deadline else None, why,
-                     None if records is None or not on_roster else int(student in on_roster), slip_days, slip_note,
-                     semester.excused(student) or None, sid))
-                if max_score is None:
-                    max_score = row_max
-            self.db.execute("DELETE FROM absent WHERE assignment = ?", (assignment,))
+            for row in rows:
+                self._score_after_lateness(standing, *row[:-1])
+            if max_score is None:     # the first hand-in that has one
+                max_score = next((row[-1] for row in rows if row[-1] is not None), None)
             # A hand-in not graded yet (a run stopped half way) was handed in all the same: never `missing`.
             handed_in = {r[1] for r in rows} | {r[0] for r in self.pending(assignment)}
-            unplaced = self.unplaced(assignment, set_aside(records, assignment)) if roster else []
-            moment = datetime.now(timezone.utc)
-            for student in roster:
-                if student.key in handed_in or student.test_student:
-                    continue
-                deadline, why = own_deadline(student.key)
-                passed = deadline is not None and deadline <= moment
-                status, note = semester.absent_status(student.key, deadline, passed, bool(unplaced))
-                mine = adjustments.get(student.key, [])
-                score = (None if status in (UNRESOLVED, EXCUSED) else apply_adjustments(0.0, mine)
-                         if passed or mine else 0.0)
-                self.db.execute("INSERT INTO absent (assignment, student, name, status, score, max_score, deadline, "
-                                "deadline_note, adjustment, adjust_note, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                (assignment, student.key, student.name, status, score,
-                                 max_score or 0.0, deadline.isoformat() if deadline else None, why,
-                                 score if mine and score is not None else None, _adjust_note(mine), note or None))
+            self._record_absent(standing, handed_in, max_score)
         return self.db.execute("SELECT student, name, late_note FROM submissions WHERE assignment = ? "
                                "AND counted = 1 AND late = 1 ORDER BY student", (assignment,)).fetchall()
+
+    def _score_after_lateness(self, standing, sid, student, submitted_at, late_mark, raw_score, status, counted):
+        """One hand-in's lateness against the student's own deadline, slip days spent, adjustments, score."""
+        rules, semester = standing.rules, standing.semester
+        deadline, why = standing.own_deadline(student)
+        mark = None if late_mark is None else bool(late_mark)
+        found = lateness.assess(submitted_at, mark, raw_score or 0.0, replace(rules, deadline=deadline), extended=why)
+        seconds = found.seconds      # how late against the student's own deadline, before slip days
+        slip_days = slip_note = None
+        if counted:
+            found, slip_days, slip_note = semester.with_slip_days(
+                student, found, status, submitted_at, mark, raw_score or 0.0, rules, deadline, why)
+        mine = standing.adjustments.get(student, [])
+        score = apply_adjustments(found.score, mine)
+        self.db.execute(
+            "UPDATE submissions SET score = ?, late = ?, late_seconds = ?, penalty = ?, late_note = ?, "
+            "late_score = ?, adjustment = ?, adjust_note = ?, deadline = ?, deadline_note = ?, "
+            "on_roster = ?, slip_days = ?, slip_note = ?, excused = ? WHERE id = ?",
+            (score, _flag(found.late), seconds, found.penalty, found.note, found.score,
+             round(score - found.score, 4) if mine else None, _adjust_note(mine),
+             deadline.isoformat() if deadline else None, why,
+             None if standing.records is None or not standing.on_roster else int(student in standing.on_roster),
+             slip_days, slip_note, semester.excused(student) or None, sid))
+
+    def _record_absent(self, standing, handed_in, max_score):
+        """A `missing`, `not-yet`, `excused` or `unresolved` row for each roster student with no hand-in."""
+        assignment = standing.assignment
+        self.db.execute("DELETE FROM absent WHERE assignment = ?", (assignment,))
+        roster = standing.roster
+        unplaced = self.unplaced(assignment, set_aside(standing.records, assignment)) if roster else []
+        moment = datetime.now(timezone.utc)
+        for student in roster:
+            if student.key in handed_in or student.test_student:
+                continue
+            deadline, why = standing.own_deadline(student.key)
+            passed = deadline is not None and deadline <= moment
+            status, note = standing.semester.absent_status(student.key, deadline, passed, bool(unplaced))
+            mine = standing.adjustments.get(student.key, [])
+            score = (None if status in (UNRESOLVED, EXCUSED) else apply_adjustments(0.0, mine)
+                     if passed or mine else 0.0)
+            self.db.execute("INSERT INTO absent (assignment, student, name, status, score, max_score, deadline, "
+                            "deadline_note, adjustment, adjust_note, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (assignment, student.key, student.name, status, score,
+                             max_score or 0.0, deadline.isoformat() if deadline else None, why,
+                             score if mine and score is not None else None, _adjust_note(mine), note or None))
 
     @_one_line_errors
     def unplaced(self, assignment, set_aside=()):
@@ -546,6 +548,31 @@ class Gradebook:
                  "" if r.slip_days is None else r.slip_days, r.slip_note or "")
                 for r in self.grades(assignment)]
         path.write_text(csv_text(CSV_COLUMNS, rows), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class _Standing:
+    """What apply_lateness reads once per assignment: the roster, adjustments, semester and each own deadline."""
+    assignment: str
+    rules: LateRules
+    records: object          # roster.CourseRecords, or None: the course keeps none
+    semester: object         # semester.py's one rule for slip days, excused and absent students
+    roster: list
+    on_roster: frozenset
+    adjustments: dict
+    own_deadline: object     # student -> (deadline, why it is not the course's), read once per student
+
+    @classmethod
+    def of(cls, assignment, rules, records, semester):
+        roster = records.students() if records is not None else []
+        adjustments = {}
+        for adjustment in (records.adjustments(assignment) if records is not None else ()):
+            adjustments.setdefault(adjustment.student, []).append(adjustment)
+        own_deadline = functools.lru_cache(maxsize=None)(
+            lambda student: records.deadline_for(assignment, student, rules.deadline) if records is not None
+            else (rules.deadline, ""))
+        return cls(assignment, rules, records, semester, roster, frozenset(s.key for s in roster), adjustments,
+                   own_deadline)
 
 
 @dataclass(frozen=True)
